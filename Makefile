@@ -1,0 +1,56 @@
+# nmthpo: two commands for a newcomer -- `make book` and `make test`.
+# Both create/refresh .venv from pyproject.toml (quick when nothing changed) and fetch + verify
+# the data (from $NMTHPO_MIRROR when set, else the pinned upstream commit).
+
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+
+.PHONY: book test setup data lint unit notebooks html browser execute results clean
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[dev]'
+	$(PY) -m ipykernel install --sys-prefix --name python3 >/dev/null
+	@touch $(STAMP)
+
+data: $(STAMP)
+	$(VENV)/bin/nmthpo data fetch
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check nmthpo tests benchmarks tools
+	$(VENV)/bin/mypy nmthpo
+
+unit: $(STAMP) data
+	$(VENV)/bin/pytest -q tests
+
+# nbval re-executes every executed chapter and compares its text outputs.
+notebooks: $(STAMP) data
+	$(VENV)/bin/pytest -q -p no:cacheprovider --nbval book/chapters \
+		--nbval-sanitize-with book/nbval_sanitize.cfg --nbval-cell-timeout 600
+
+# Build the HTML book from the executed chapters (no execution), warnings are errors.
+html: $(STAMP)
+	$(PY) tools/build_book.py html
+
+browser: html
+	$(PY) tools/browser_check.py
+
+test: setup data lint unit notebooks browser
+
+# Execute every chapter with papermill (published parameters) into book/chapters/.
+execute: $(STAMP) data
+	$(PY) tools/build_book.py execute
+
+book: setup data execute html
+
+# Recompute every cached experiment in results/ (long; see README).
+results: $(STAMP) data
+	$(PY) tools/make_results.py
+
+clean:
+	rm -rf book/_build

@@ -1,0 +1,215 @@
+"""The ``nmthpo`` command: tasks, data, run, evaluate (and the chapter-specific commands).
+
+Every user error (unknown task or method, a negative number, a budget larger than the table,
+a malformed sequence file, missing data) is reported as ``nmthpo: error: ...`` on stderr with
+exit status 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from nmthpo.commands import COMMAND_MODULES
+
+
+class UsageError(Exception):
+    """A user error: printed without a traceback, exit status 2."""
+
+
+def _positive_int(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, got {v}")
+    return v
+
+
+def _nonneg_int(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+    if v < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {v}")
+    return v
+
+
+def _nonneg_float(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not v >= 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {text}")
+    return v
+
+
+# -- tasks ----------------------------------------------------------------------------------------
+def _cmd_tasks(args: argparse.Namespace) -> int:
+    from nmthpo.tables import TASKS, load_table
+
+    rows = [load_table(t).summary() for t in TASKS]
+    if args.json:
+        print(json.dumps(rows, indent=2))
+        return 0
+    print(f"{'task':<20}{'rows':>6}{'best BLEU':>11}{'ties':>6}{'Pareto':>8}")
+    for r in rows:
+        print(f"{r['task']:<20}{r['rows']:>6}{r['best_bleu']:>11.2f}{r['best_ties']:>6}"
+              f"{r['pareto']:>8}")
+    return 0
+
+
+# -- data -----------------------------------------------------------------------------------------
+def _cmd_data(args: argparse.Namespace) -> int:
+    from nmthpo import data
+
+    if args.data_command == "fetch":
+        path = data.fetch(mirror=args.mirror, force=args.force)
+        print(f"data installed and verified in {path}")
+    else:
+        data.verify()
+        print(f"data in {data.data_dir()} verified ({len(data.manifest())} files, SHA-256)")
+    return 0
+
+
+# -- run ------------------------------------------------------------------------------------------
+def _parse_settings(pairs: Sequence[str]) -> dict[str, object]:
+    out: dict[str, object] = {}
+    for p in pairs:
+        if "=" not in p:
+            raise UsageError(f"--set expects KEY=VALUE, got {p!r}")
+        k, v = p.split("=", 1)
+        try:
+            out[k] = json.loads(v)
+        except json.JSONDecodeError:
+            out[k] = v
+    return out
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    from nmthpo.experiment import run
+
+    res = run(
+        args.method, args.task, trials=args.trials, seed=args.seed, objective=args.objective,
+        n_init=args.n_init, budget=args.budget, stop="none" if args.no_stop else "target",
+        settings=_parse_settings(args.set), jobs=args.jobs, scheduler=args.scheduler,
+        cache_dir=args.cache, progress=not args.quiet,
+    )
+    res.save(args.out)
+    dest = Path(args.out) / "sequences.ss"
+    print(f"{res.trials} trials of {args.method} on {args.task} -> {dest}")
+    return 0
+
+
+# -- evaluate -------------------------------------------------------------------------------------
+def _cmd_evaluate(args: argparse.Namespace) -> int:
+    from nmthpo.metrics import evaluate_sequences, read_sequences, summarise
+    from nmthpo.tables import load_table
+
+    table = load_table(args.task)
+    seqs = read_sequences(args.sequences)
+    if args.objective == "pareto" and not table.pareto.any():
+        raise UsageError(f"task {args.task} has no decoding time, so no Pareto objective")
+    frame = evaluate_sequences(
+        seqs, table.bleu, table.pareto, objective=args.objective, ties=args.ties,
+        n_init=args.n_init, budget=args.budget, tolerance=args.tolerance,
+    )
+    stats = summarise(frame)
+    info = dict(frame.attrs)
+    if args.objective == "pareto":
+        info.pop("ties")
+        info.pop("tolerance")
+    if args.json:
+        out = {"task": args.task, "sequences": len(seqs), **info,
+               "metrics": {m: {"mean": float(stats.loc[m, "mean"]),
+                               "std": float(stats.loc[m, "std"]),
+                               "n": int(stats.loc[m, "n"])} for m in stats.index}}
+        print(json.dumps(out, indent=2))
+        return 0
+    print(f"task {args.task}, {len(seqs)} sequences, "
+          + ", ".join(f"{k}={v}" for k, v in info.items()))
+    for m in stats.index:
+        print(f"{m:>4}: {stats.loc[m, 'mean']:.4g} ± {stats.loc[m, 'std']:.4g}"
+              f"  (n={int(stats.loc[m, 'n'])})")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``nmthpo`` command."""
+    p = argparse.ArgumentParser(prog="nmthpo", description=__doc__.splitlines()[0])
+    sub = p.add_subparsers(dest="command", required=True)
+
+    t = sub.add_parser("tasks", help="list tasks with rows, best BLEU and Pareto size")
+    t.add_argument("--json", action="store_true")
+    t.set_defaults(func=_cmd_tasks)
+
+    d = sub.add_parser("data", help="fetch or verify the dataset")
+    dsub = d.add_subparsers(dest="data_command", required=True)
+    f = dsub.add_parser("fetch", help="download (or copy from a mirror) and verify the data")
+    f.add_argument("--mirror", help="a local directory with upstream's layout "
+                   "(default: $NMTHPO_MIRROR, else the pinned upstream commit)")
+    f.add_argument("--force", action="store_true", help="re-install even if the copy verifies")
+    dsub.add_parser("verify", help="re-check the installed copy against data/SHA256SUMS")
+    d.set_defaults(func=_cmd_data)
+
+    r = sub.add_parser("run", help="run repeated trials of one method on one task")
+    r.add_argument("method")
+    r.add_argument("--task", required=True)
+    r.add_argument("--trials", type=_positive_int, default=100)
+    r.add_argument("--seed", type=_nonneg_int, default=0)
+    r.add_argument("--budget", type=_positive_int, default=None,
+                   help="stop each trial after B evaluations (initial rows included)")
+    r.add_argument("--objective", choices=["bleu", "pareto"], default="bleu")
+    r.add_argument("--n-init", type=_positive_int, default=3)
+    r.add_argument("--no-stop", action="store_true",
+                   help="do not stop at the oracle target (run to the budget or the whole table)")
+    r.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="a method setting, e.g. --set k=10")
+    r.add_argument("--jobs", type=_positive_int, default=1)
+    r.add_argument("--scheduler", default=None, help="address of a Dask scheduler")
+    r.add_argument("--cache", default=None, help="cache directory (resume interrupted runs)")
+    r.add_argument("--quiet", action="store_true", help="no progress bar")
+    r.add_argument("--out", required=True, help="output directory")
+    r.set_defaults(func=_cmd_run)
+
+    e = sub.add_parser("evaluate", help="score sample sequences (upstream's plain format)")
+    e.add_argument("sequences")
+    e.add_argument("--task", required=True)
+    e.add_argument("--objective", choices=["bleu", "pareto"], default="bleu")
+    e.add_argument("--ties", choices=["value", "first-id"], default="value")
+    e.add_argument("--n-init", type=_nonneg_int, default=3)
+    e.add_argument("--budget", type=_positive_int, default=None,
+                   help="fb budget (default 20) or fbp budget (default 50)")
+    e.add_argument("--tolerance", type=_nonneg_float, default=0.5)
+    e.add_argument("--json", action="store_true")
+    e.set_defaults(func=_cmd_evaluate)
+
+    for name in COMMAND_MODULES:
+        importlib.import_module(f"nmthpo.commands.{name}").register(sub)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the console script; returns the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args))
+    except (UsageError, ValueError, KeyError, IndexError, FileNotFoundError) as exc:
+        msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
+        print(f"nmthpo: error: {msg}", file=sys.stderr)
+        return 2
+    except RuntimeError as exc:  # DataError and friends
+        print(f"nmthpo: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

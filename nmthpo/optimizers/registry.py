@@ -1,0 +1,93 @@
+"""Method names -> optimiser factories (the names ``nmthpo run`` accepts).
+
+Entries are resolved lazily (module path, class name, fixed settings), so importing the
+registry stays cheap and an optional method's import error surfaces only when it is used.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from nmthpo.optimizers.base import TableOptimizer
+
+
+@dataclass(frozen=True)
+class MethodSpec:
+    """Where a method's class lives, its fixed settings, and the objectives it supports."""
+
+    module: str
+    cls: str
+    settings: dict[str, Any] = field(default_factory=dict)
+    objectives: tuple[str, ...] = ("bleu",)
+    description: str = ""
+
+
+METHODS: dict[str, MethodSpec] = {
+    "rs": MethodSpec("nmthpo.optimizers.random", "RandomSearch", {}, ("bleu", "pareto"),
+                     "random search without replacement"),
+    "bo-ei-m": MethodSpec("nmthpo.optimizers.bo", "GPBO", {"kernel": "matern52"}, ("bleu",),
+                          "GP-BO, Matern-5/2 ARD kernel, expected improvement"),
+    "bo-ei-r": MethodSpec("nmthpo.optimizers.bo", "GPBO", {"kernel": "rbf"}, ("bleu",),
+                          "GP-BO, RBF ARD kernel, expected improvement"),
+    "gb-ei-m": MethodSpec("nmthpo.optimizers.graph", "GraphSMBO",
+                          {"kernel": "matern52", "acquisition": "ei"}, ("bleu",),
+                          "graph-based SMBO, Matern kernel graph, expected improvement"),
+    "gb-ei-r": MethodSpec("nmthpo.optimizers.graph", "GraphSMBO",
+                          {"kernel": "rbf", "acquisition": "ei"}, ("bleu",),
+                          "graph-based SMBO, RBF kernel graph, expected improvement"),
+    "gb-eif-m": MethodSpec("nmthpo.optimizers.graph", "GraphSMBO",
+                           {"kernel": "matern52", "acquisition": "eif"}, ("bleu",),
+                           "graph-based SMBO, Matern kernel graph, expected influence"),
+    "gb-eif-r": MethodSpec("nmthpo.optimizers.graph", "GraphSMBO",
+                           {"kernel": "rbf", "acquisition": "eif"}, ("bleu",),
+                           "graph-based SMBO, RBF kernel graph, expected influence"),
+}
+
+
+def register(name: str, spec: MethodSpec) -> None:
+    """Add a method (e.g. a user's own optimiser) under ``name``."""
+    if name in METHODS:
+        raise ValueError(f"method {name!r} is already registered")
+    METHODS[name] = spec
+
+
+def available(objective: str | None = None) -> list[str]:
+    """Registered method names, optionally only those supporting ``objective``."""
+    return [k for k, v in METHODS.items() if objective is None or objective in v.objectives]
+
+
+def get_spec(name: str, objective: str = "bleu") -> MethodSpec:
+    """The spec of ``name``; a clear error lists the valid names."""
+    if name not in METHODS:
+        raise KeyError(
+            f"unknown method {name!r}; valid methods: {', '.join(available())}"
+        )
+    spec = METHODS[name]
+    if objective not in spec.objectives:
+        raise KeyError(
+            f"method {name!r} does not support objective {objective!r}; methods that do: "
+            f"{', '.join(available(objective))}"
+        )
+    return spec
+
+
+def make_optimizer(
+    name: str,
+    X: np.ndarray,
+    rng: np.random.Generator,
+    objective: str = "bleu",
+    **overrides: Any,
+) -> TableOptimizer:
+    """Instantiate method ``name`` on encoded rows ``X`` with generator ``rng``.
+
+    ``overrides`` update the method's fixed settings (e.g. ``k=10`` for a graph method).
+    """
+    spec = get_spec(name, objective)
+    module = importlib.import_module(spec.module)
+    cls = getattr(module, spec.cls)
+    settings = {**spec.settings, **overrides}
+    return cls(X, rng, objective=objective, **settings)  # type: ignore[no-any-return]

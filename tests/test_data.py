@@ -1,0 +1,391 @@
+"""Tests for nmthpo.data: manifest, atomic verified fetch (mirror, http, file://), verify,
+installed_path, the NMTHPO_DATA override and the NMTLC loader."""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import http.server
+import math
+import os
+import pickle
+import shutil
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from nmthpo import data
+from nmthpo.data import DataError
+
+MIRROR = Path(
+    os.environ.get(
+        "NMTHPO_MIRROR",
+        str(Path(__file__).resolve().parents[1].parent / "shared" / "data" / "hpo_nmt"),
+    )
+)
+PAIRS = ("zh-en", "ru-en", "ja-en", "en-ja", "sw-en", "so-en")
+
+pytestmark = pytest.mark.skipif(
+    not (MIRROR / "datasets").is_dir(),
+    reason=f"data mirror {MIRROR} not found (set NMTHPO_MIRROR to a copy of Este1le/hpo_nmt)",
+)
+
+
+def _staging_dirs(parent: Path) -> list[Path]:
+    return [p for p in parent.iterdir() if p.name.startswith(".staging-")]
+
+
+@pytest.fixture
+def no_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("NMTHPO_MIRROR", raising=False)
+    monkeypatch.delenv("NMTHPO_DATA", raising=False)
+    for var in ("no_proxy", "NO_PROXY"):  # never send loopback requests to a proxy
+        monkeypatch.setenv(var, "127.0.0.1,localhost")
+
+
+@pytest.fixture
+def mirror_copy(tmp_path: Path) -> Path:
+    """A writable copy of the mirror's manifest files (upstream layout)."""
+    out = tmp_path / "mirror"
+    for rel in data.manifest():
+        (out / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(MIRROR / rel, out / rel)
+    return out
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One read-only install shared by the tests that do not modify it."""
+    return data.fetch(mirror=MIRROR, dest=tmp_path_factory.mktemp("shared") / "hpo_nmt")
+
+
+@pytest.fixture
+def serve(mirror_copy: Path) -> Iterator[str]:
+    """A real HTTP server on 127.0.0.1 (ephemeral port) serving the mirror copy."""
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, format: str, *args: object) -> None:
+            pass
+
+    handler = functools.partial(Quiet, directory=str(mirror_copy))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+    )
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+
+
+# ----------------------------------------------------------------------------- manifest
+
+
+def test_manifest_matches_mirror_checksums_exactly() -> None:
+    m = data.manifest()
+    expected = {
+        *(
+            f"datasets/{p}.{ext}"
+            for p in PAIRS
+            for ext in ("hyps", "hyps_scaled", "evals", "fronts")
+        ),
+        "lc_datasets/nmtlc.pkl",
+        "scripts/examples/example.ss",
+        "scripts/examples/example.bleu",
+        "scripts/examples/example.fronts",
+        "LICENSE.md",
+        "README.md",
+    }
+    assert set(m) == expected and len(m) == 30
+    upstream = {}
+    for line in (MIRROR / "SHA256SUMS").read_text().splitlines():
+        sha, rel = line.split("  ", 1)
+        upstream[rel.removeprefix("./")] = sha
+    assert all(upstream[rel] == sha for rel, sha in m.items())
+    assert "PROVENANCE.md" not in m
+
+
+@pytest.mark.parametrize(
+    "text, match",
+    [
+        ("abc  x\n", "malformed"),
+        ("0" * 64 + "  ./x\n", "unsafe"),
+        ("0" * 64 + "  ../x\n", "unsafe"),
+        ("0" * 64 + "  /etc/x\n", "unsafe"),
+        ("0" * 64 + "  x\n" + "1" * 64 + "  x\n", "duplicate"),
+        ("\n# only a comment\n", "no files"),
+    ],
+)
+def test_manifest_parser_rejects_bad_lines(text: str, match: str) -> None:
+    with pytest.raises(DataError, match=match):
+        data._parse_manifest(text, "SHA256SUMS")
+
+
+# ----------------------------------------------------------------------------- locations
+
+
+def test_data_dir_default_and_env_override(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, no_env: None
+) -> None:
+    repo = Path(data.__file__).resolve().parent.parent
+    assert data.data_dir() == repo / "data" / "hpo_nmt"
+    monkeypatch.setenv("NMTHPO_DATA", str(tmp_path / "elsewhere"))
+    assert data.data_dir() == tmp_path / "elsewhere"
+    # fetch() with no dest installs at the override
+    assert data.fetch(mirror=MIRROR) == (tmp_path / "elsewhere").resolve()
+    data.verify()
+    assert (
+        data.installed_path("datasets/zh-en.evals") == tmp_path / "elsewhere/datasets/zh-en.evals"
+    )
+
+
+# ----------------------------------------------------------------------------- fetch
+
+
+def test_fetch_from_mirror_installs_every_file(tmp_path: Path, no_env: None) -> None:
+    dest = tmp_path / "hpo_nmt"
+    assert data.fetch(mirror=MIRROR, dest=dest) == dest.resolve()
+    for rel, sha in data.manifest().items():
+        assert hashlib.sha256((dest / rel).read_bytes()).hexdigest() == sha
+    data.verify(dest)
+    assert _staging_dirs(tmp_path) == []
+
+
+def test_fetch_mirror_from_env_wins_over_network(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("NMTHPO_MIRROR", str(MIRROR))
+    dest = data.fetch(base_url="http://127.0.0.1:9/unreachable", dest=tmp_path / "d")
+    data.verify(dest)
+
+
+def test_fetch_over_http_loopback(serve: str, tmp_path: Path, no_env: None) -> None:
+    dest = data.fetch(base_url=serve, dest=tmp_path / "d")
+    data.verify(dest)
+    assert _staging_dirs(tmp_path) == []
+
+
+def test_fetch_over_file_url(mirror_copy: Path, tmp_path: Path, no_env: None) -> None:
+    dest = data.fetch(base_url=mirror_copy.as_uri(), dest=tmp_path / "d")
+    data.verify(dest)
+
+
+def test_default_base_url_is_the_pinned_raw_commit() -> None:
+    assert data.BASE_URL == (
+        "https://raw.githubusercontent.com/Este1le/hpo_nmt/7bd0a402b332a6fdea8bdfeabb0271afa5c5be1f"
+    )
+    assert data._file_url(data.BASE_URL + "/", "datasets/zh-en.evals") == (
+        data.BASE_URL + "/datasets/zh-en.evals"
+    )
+
+
+@pytest.mark.parametrize("via", ["mirror", "http", "file"])
+def test_tampered_source_installs_nothing(
+    via: str, mirror_copy: Path, request: pytest.FixtureRequest, tmp_path: Path, no_env: None
+) -> None:
+    victim = mirror_copy / "datasets" / "ja-en.evals"
+    raw = bytearray(victim.read_bytes())
+    raw[100] ^= 0x01  # alter one byte
+    victim.write_bytes(bytes(raw))
+    dest = tmp_path / "out" / "hpo_nmt"
+    with pytest.raises(DataError, match=r"datasets/ja-en\.evals.*SHA-256 mismatch") as err:
+        if via == "mirror":
+            data.fetch(mirror=mirror_copy, dest=dest)
+        elif via == "http":
+            data.fetch(base_url=request.getfixturevalue("serve"), dest=dest)
+        else:
+            data.fetch(base_url=mirror_copy.as_uri(), dest=dest)
+    assert hashlib.sha256(bytes(raw)).hexdigest() in str(err.value)
+    assert not dest.exists()
+    assert _staging_dirs(dest.parent) == []
+
+
+def test_failed_fetch_keeps_existing_install(
+    mirror_copy: Path, tmp_path: Path, no_env: None
+) -> None:
+    dest = data.fetch(mirror=MIRROR, dest=tmp_path / "d")
+    (mirror_copy / "README.md").write_text("altered")
+    with pytest.raises(DataError, match="README.md"):
+        data.fetch(mirror=mirror_copy, dest=dest, force=True)
+    data.verify(dest)
+    assert _staging_dirs(tmp_path) == []
+
+
+def test_missing_source_file_and_unreachable_network(
+    mirror_copy: Path, tmp_path: Path, no_env: None
+) -> None:
+    (mirror_copy / "lc_datasets" / "nmtlc.pkl").unlink()
+    with pytest.raises(DataError, match=r"nmtlc\.pkl: missing in mirror"):
+        data.fetch(mirror=mirror_copy, dest=tmp_path / "a")
+    with pytest.raises(DataError, match=r"HTTP 404|missing|No such file|download failed"):
+        data.fetch(base_url=mirror_copy.as_uri(), dest=tmp_path / "b")
+    # a closed loopback port: connection refused, fast
+    with pytest.raises(DataError, match=r"download failed.*--mirror DIR"):
+        data.fetch(base_url="http://127.0.0.1:9", dest=tmp_path / "c")
+    with pytest.raises(DataError, match="unsupported scheme"):
+        data.fetch(base_url="ftp://example.org/x", dest=tmp_path / "e")
+    with pytest.raises(DataError, match="mirror directory does not exist"):
+        data.fetch(mirror=tmp_path / "nope", dest=tmp_path / "f")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mirror"]
+
+
+def test_second_fetch_is_noop_and_force_replaces(tmp_path: Path, no_env: None) -> None:
+    dest = data.fetch(mirror=MIRROR, dest=tmp_path / "d")
+    inode = (dest / "datasets" / "zh-en.evals").stat().st_ino
+    # No-op: even an unreachable source is not consulted when the install verifies.
+    assert data.fetch(base_url="http://127.0.0.1:9", dest=dest) == dest
+    assert (dest / "datasets" / "zh-en.evals").stat().st_ino == inode
+    (dest / "stray.txt").write_text("old copy marker")
+    data.fetch(mirror=MIRROR, dest=dest, force=True)
+    assert not (dest / "stray.txt").exists()
+    data.verify(dest)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["d"]
+
+
+def test_fetch_repairs_a_broken_install(tmp_path: Path, no_env: None) -> None:
+    dest = data.fetch(mirror=MIRROR, dest=tmp_path / "d")
+    (dest / "datasets" / "so-en.fronts").write_text("0\n")
+    data.fetch(mirror=MIRROR, dest=dest)
+    data.verify(dest)
+
+
+# ----------------------------------------------------------------------------- verify
+
+
+def test_verify_reports_truncated_file(tmp_path: Path, no_env: None) -> None:
+    dest = data.fetch(mirror=MIRROR, dest=tmp_path / "d")
+    victim = dest / "datasets" / "sw-en.hyps"
+    victim.write_bytes(victim.read_bytes()[:-10])
+    with pytest.raises(DataError) as err:
+        data.verify(dest)
+    msg = str(err.value)
+    assert "sw-en.hyps" in msg and "SHA-256 mismatch: expected " in msg
+    assert data.manifest()["datasets/sw-en.hyps"] in msg
+    assert "nmthpo data fetch" in msg
+
+
+def test_verify_reports_missing_file_and_missing_install(tmp_path: Path, no_env: None) -> None:
+    dest = data.fetch(mirror=MIRROR, dest=tmp_path / "d")
+    (dest / "scripts" / "examples" / "example.ss").unlink()
+    with pytest.raises(DataError, match=r"example\.ss: missing.*nmthpo data fetch"):
+        data.verify(dest)
+    with pytest.raises(DataError, match=r"not installed.*nmthpo data fetch"):
+        data.verify(tmp_path / "absent")
+
+
+# ----------------------------------------------------------------------------- installed_path
+
+
+def test_installed_path_checks_and_caches(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, no_env: None
+) -> None:
+    dest = data.fetch(mirror=MIRROR, dest=tmp_path / "d")
+    monkeypatch.setenv("NMTHPO_DATA", str(dest))
+    p = data.installed_path("datasets/zh-en.hyps")
+    assert p == dest / "datasets" / "zh-en.hyps"
+    assert str(p) in data._VERIFIED
+    assert data.installed_path("datasets/zh-en.hyps") == p  # cached path: no re-hash needed
+    # altering the file after first use changes its stat, so it is hashed again
+    p.write_bytes(p.read_bytes() + b"\n")
+    with pytest.raises(DataError, match=r"zh-en\.hyps: SHA-256 mismatch"):
+        data.installed_path("datasets/zh-en.hyps")
+    (dest / "datasets" / "ru-en.evals").unlink()
+    with pytest.raises(DataError, match=r"ru-en\.evals: missing.*nmthpo data fetch"):
+        data.installed_path("datasets/ru-en.evals")
+    with pytest.raises(DataError, match="unknown data file"):
+        data.installed_path("datasets/xx-en.evals")
+    monkeypatch.setenv("NMTHPO_DATA", str(tmp_path / "absent"))
+    with pytest.raises(DataError, match=r"not installed.*nmthpo data fetch"):
+        data.installed_path("datasets/zh-en.hyps")
+
+
+# ----------------------------------------------------------------------------- NMTLC
+
+
+def test_load_nmtlc_tidy_frame(
+    monkeypatch: pytest.MonkeyPatch, installed: Path, no_env: None
+) -> None:
+    monkeypatch.setenv("NMTHPO_DATA", str(installed))
+    df = data.load_nmtlc()
+    assert len(df) == 2483
+    assert list(df.columns) == list(data.NMTLC_COLUMNS)
+    assert list(df.columns) == [
+        "task", "dataset", "src", "trg", "basemodel",
+        "dataset_size", "initial_lr", "model_size", "ff_num_hidden", "num_layers",
+        "batch_size", "bpe", "r",
+        "perplexity_curve", "bleu_curve", "perplexity_optimal", "bleu_optimal", "max_len",
+        "task_name",
+    ]  # fmt: skip
+    counts = df.groupby(["task_name", "dataset"]).size().to_dict()
+    assert counts == {
+        ("lc-scratch-zh-en", "ted-zh-en"): 148,
+        ("lc-scratch-ru-en", "ted-ru-en"): 193,
+        ("lc-scratch-ja-en", "robust19-ja-en"): 177,
+        ("lc-scratch-en-ja", "robust19-en-ja"): 179,
+        ("lc-scratch-sw-en", "material-sw-en"): 819,
+        ("lc-scratch-so-en", "material-so-en"): 646,
+        ("lc-finetune-zh-en", "zh-en"): 159,
+        ("lc-finetune-fr-en", "fr-en"): 162,
+    }
+    # record 0 is the scratch sample printed in upstream's README
+    r0 = df.iloc[0]
+    assert (r0.task, r0.dataset, r0.src, r0.trg, r0.basemodel) == (
+        "scratch", "material-so-en", "so", "en", "scratch",
+    )  # fmt: skip
+    assert (r0.dataset_size, r0.initial_lr, r0.model_size, r0.ff_num_hidden) == (
+        24000, 0.0003, 1024, 1024,
+    )  # fmt: skip
+    assert (r0.num_layers, r0.batch_size, r0.bpe, r0.r, r0.max_len) == (1, 4096, 1, 0, 77)
+    assert len(r0.perplexity_curve) == 17 and r0.perplexity_curve[0] == 18.195837
+    assert r0.perplexity_optimal == 18.195837
+    assert r0.bleu_curve is None and math.isnan(r0.bleu_optimal)
+    scratch = df["task"] == "scratch"
+    assert df.loc[scratch, "bleu_optimal"].isna().all()
+    assert df.loc[~scratch, "bleu_optimal"].notna().all() and (~scratch).sum() == 321
+    assert all(isinstance(c, list) for c in df.loc[~scratch, "bleu_curve"])
+    # fact of the file: the optimum is the best point of the curve
+    assert all(min(c) == o for c, o in zip(df.perplexity_curve, df.perplexity_optimal, strict=True))
+    assert data.nmtlc_task_names() == [
+        "lc-scratch-zh-en", "lc-scratch-ru-en", "lc-scratch-ja-en", "lc-scratch-en-ja",
+        "lc-scratch-sw-en", "lc-scratch-so-en", "lc-finetune-zh-en", "lc-finetune-fr-en",
+    ]  # fmt: skip
+
+
+class _Payload:
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self) -> tuple[object, tuple[str]]:
+        return (os.system, (f"touch {self.marker}",))
+
+
+def test_malicious_nmtlc_pickle_refused_and_not_executed(tmp_path: Path) -> None:
+    marker = tmp_path / "pwned"
+    bad = tmp_path / "nmtlc.pkl"
+    bad.write_bytes(pickle.dumps([{"task": "scratch"}, _Payload(marker)], protocol=4))
+    with pytest.raises(DataError, match=r"nmtlc\.pkl: unsafe.*refused global (posix|os)\.system"):
+        data.read_nmtlc(bad)
+    assert not marker.exists()
+
+
+def test_malformed_nmtlc_record_named(tmp_path: Path) -> None:
+    bad = tmp_path / "nmtlc.pkl"
+    bad.write_bytes(pickle.dumps([{"task": "scratch", "dataset_name": 3}], protocol=4))
+    with pytest.raises(DataError, match=r"record 0: field 'dataset_name'"):
+        data.read_nmtlc(bad)
+    bad.write_bytes(pickle.dumps({"not": "a list"}, protocol=4))
+    with pytest.raises(DataError, match="expected a list of records"):
+        data.read_nmtlc(bad)
+
+
+def test_load_nmtlc_not_installed(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, no_env: None
+) -> None:
+    monkeypatch.setenv("NMTHPO_DATA", str(tmp_path / "absent"))
+    with pytest.raises(DataError, match=r"not installed.*nmtlc\.pkl.*nmthpo data fetch"):
+        data.load_nmtlc()

@@ -1,0 +1,40 @@
+import numpy as np
+import pytest
+
+from nmthpo.optimizers import METHODS, MethodSpec, available, make_optimizer, register
+from nmthpo.optimizers.random import RandomSearch
+
+
+def test_registry_names_and_errors():
+    assert {"rs", "bo-ei-m", "bo-ei-r", "gb-ei-m", "gb-ei-r", "gb-eif-m", "gb-eif-r"} <= set(
+        available("bleu"))
+    with pytest.raises(KeyError, match="valid methods: rs, bo-ei-m"):
+        make_optimizer("tpe", np.zeros((3, 2)), np.random.default_rng(0))
+    with pytest.raises(ValueError, match="already registered"):
+        register("rs", METHODS["rs"])
+
+
+def test_user_method_can_be_registered(monkeypatch):
+    monkeypatch.setitem(METHODS, "my-rs", MethodSpec("nmthpo.optimizers.random", "RandomSearch"))
+    opt = make_optimizer("my-rs", np.zeros((4, 2)), np.random.default_rng(0))
+    assert isinstance(opt, RandomSearch)
+
+
+def test_random_search_protocol():
+    rng = np.random.default_rng(1)
+    opt = RandomSearch(np.zeros((6, 2)), rng)
+    seen = []
+    for _ in range(6):
+        r = opt.ask()
+        assert r not in seen
+        opt.tell(r, 1.0)
+        seen.append(r)
+    assert sorted(seen) == list(range(6))
+    with pytest.raises(RuntimeError, match="every row"):
+        opt.ask()
+    with pytest.raises(ValueError, match="already evaluated"):
+        opt.tell(0, 1.0)
+    with pytest.raises(IndexError, match="outside the table"):
+        opt.tell(9, 1.0)
+    with pytest.raises(TypeError, match="unknown settings"):
+        RandomSearch(np.zeros((2, 2)), rng, k=3)
