@@ -86,6 +86,15 @@ class RunSpec:
         blob = json.dumps(payload, sort_keys=True, default=str).encode()
         return hashlib.sha256(blob).hexdigest()[:16]
 
+    def to_json(self) -> str:
+        """The spec as JSON (stored beside each cached run)."""
+        return json.dumps(asdict(self), indent=2, sort_keys=True, default=str)
+
+    @classmethod
+    def from_json(cls, text: str) -> RunSpec:
+        """Inverse of :meth:`to_json`."""
+        return cls(**json.loads(text))
+
     def stem(self) -> str:
         """File-name stem of the cached run."""
         return f"{self.method}__{self.task}__{self.objective}__s{self.seed}__{self.key()}"
@@ -160,7 +169,7 @@ class RunResult:
         out.mkdir(parents=True, exist_ok=True)
         write_sequences(out / "sequences.ss", self.sequences)
         _atomic_parquet(self.frame, out / "results.parquet")
-        _atomic_text(out / "spec.json", json.dumps(asdict(self.spec), indent=2, default=str))
+        _atomic_text(out / "spec.json", self.spec.to_json())
 
 
 def _tidy(spec: RunSpec, trial: int, res: Mapping[str, np.ndarray]) -> pd.DataFrame:
@@ -325,6 +334,7 @@ def run(
     all_trials = sorted(frames)
     frame = pd.concat([frames[t] for t in all_trials], ignore_index=True)
     if final is not None and partial is not None and (todo or not final.exists()):
+        _atomic_text(final.with_suffix(".json"), spec.to_json())
         _atomic_parquet(frame, final)
         shutil.rmtree(partial, ignore_errors=True)
         try:
@@ -333,3 +343,31 @@ def run(
             pass
     sub = frame[frame["trial"].isin(wanted)].reset_index(drop=True)
     return RunResult(spec, sub)
+
+
+def cached_runs(cache_dir: str | Path) -> Iterator[tuple[RunSpec, Path]]:
+    """The finished runs stored in ``cache_dir``: (spec, parquet path) pairs."""
+    for js in sorted(Path(cache_dir).glob("*.json")):
+        pq = js.with_suffix(".parquet")
+        if pq.exists():
+            yield RunSpec.from_json(js.read_text()), pq
+
+
+def load_run(spec: RunSpec, cache_dir: str | Path, trials: int | None = None) -> RunResult:
+    """Read a cached run back without computing anything (``FileNotFoundError`` if absent).
+
+    ``trials`` keeps only the first trials (all by default).
+    """
+    path = Path(cache_dir) / f"{spec.stem()}.parquet"
+    if not path.exists():
+        raise FileNotFoundError(
+            f"no cached run {path.name} in {cache_dir}; compute it with `make results` "
+            f"(or nmthpo.experiment.run(..., cache_dir=...))"
+        )
+    frame = pd.read_parquet(path)
+    if trials is not None:
+        have = frame["trial"].nunique()
+        if have < trials:
+            raise FileNotFoundError(f"{path.name} holds {have} trials, {trials} were asked for")
+        frame = frame[frame["trial"] < trials].reset_index(drop=True)
+    return RunResult(spec, frame)

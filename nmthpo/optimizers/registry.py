@@ -45,6 +45,20 @@ METHODS: dict[str, MethodSpec] = {
     "gb-eif-r": MethodSpec("nmthpo.optimizers.graph", "GraphSMBO",
                            {"kernel": "rbf", "acquisition": "eif"}, ("bleu",),
                            "graph-based SMBO, RBF kernel graph, expected influence"),
+    "bo-m": MethodSpec("nmthpo.optimizers.mobo", "ParetoSMBO",
+                       {"surrogate": "gp", "kernel": "matern52"}, ("pareto",),
+                       "multiobjective SMBO, GP surrogates (Matern-5/2), EHVI"),
+    "bo-r": MethodSpec("nmthpo.optimizers.mobo", "ParetoSMBO",
+                       {"surrogate": "gp", "kernel": "rbf"}, ("pareto",),
+                       "multiobjective SMBO, GP surrogates (RBF), EHVI"),
+    "gb-m": MethodSpec("nmthpo.optimizers.mobo", "ParetoSMBO",
+                       {"surrogate": "graph", "kernel": "matern52"}, ("pareto",),
+                       "multiobjective SMBO, graph surrogates (Matern graph), EHVI"),
+    "gb-r": MethodSpec("nmthpo.optimizers.mobo", "ParetoSMBO",
+                       {"surrogate": "graph", "kernel": "rbf"}, ("pareto",),
+                       "multiobjective SMBO, graph surrogates (RBF graph), EHVI"),
+    "ga": MethodSpec("nmthpo.optimizers.ga", "GAOptimizer", {}, ("bleu",),
+                     "steady-state genetic algorithm over the table's rows (Ganapathy 2020)"),
 }
 
 
