@@ -1,0 +1,127 @@
+"""Tests for nmthpo.analysis: formatting, Tables 1-2, Spearman matrices, fANOVA."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from nmthpo import analysis
+
+MIRROR = Path(os.environ.get("NMTHPO_MIRROR", str(Path(__file__).resolve().parents[2]
+                                                  / "shared" / "data" / "hpo_nmt")))
+
+
+@pytest.fixture
+def with_data(monkeypatch: pytest.MonkeyPatch) -> None:
+    if not os.environ.get("NMTHPO_DATA"):
+        installed = Path(__file__).resolve().parents[1] / "data" / "hpo_nmt"
+        if not (installed / "datasets").is_dir():
+            if not (MIRROR / "datasets").is_dir():
+                pytest.skip("NMTHPO data not installed (make data)")
+            monkeypatch.setenv("NMTHPO_DATA", str(MIRROR))
+
+
+# -- pure functions -----------------------------------------------------------------------
+def test_format_config_matches_paper_style() -> None:
+    cfg = {"bpe": 30000, "layers": 4, "embed": 512, "hidden": 1024, "heads": 16, "lr": 0.0003}
+    assert analysis.format_config(cfg) == "30k,4,512,1024,16,3e-4"
+    assert analysis.format_value("lr", 0.001) == "1e-3"
+    assert analysis.format_value("bpe", 1000) == "1k"
+
+
+def test_as_task_list_accepts_papermill_strings() -> None:
+    assert analysis.as_task_list('["zh-en", "sw-en"]') == ["zh-en", "sw-en"]
+    assert analysis.as_task_list("zh-en, sw-en") == ["zh-en", "sw-en"]
+    assert analysis.as_task_list(("en-ja",)) == ["en-ja"]
+    with pytest.raises(ValueError, match="JSON list"):
+        analysis.as_task_list("[zh-en")
+    with pytest.raises(KeyError, match="valid"):
+        analysis.table2(["xx-yy"])
+
+
+def test_common_keys_maps_30k_to_32k() -> None:
+    configs = pd.DataFrame({"bpe": [30000, 32000, 10000], "layers": [2, 2, 2],
+                            "embed": [256] * 3, "hidden": [1024] * 3, "heads": [8] * 3,
+                            "lr": [3e-4, 3e-4 + 1e-12, 3e-4]})
+    keys = analysis.common_keys(configs)
+    assert keys[0] == keys[1]
+    assert keys[2][0] == 10000
+
+
+def test_capped_bleu_is_max_with_quantile() -> None:
+    y = np.arange(1.0, 101.0)  # quantile 0.99 (linear) = 99.01
+    capped = analysis.capped_bleu(y, 0.01)
+    assert capped.min() == pytest.approx(99.01)
+    assert capped[-1] == 100.0
+    np.testing.assert_array_equal(analysis.capped_bleu(y, None), y)
+    with pytest.raises(ValueError, match="top_fraction"):
+        analysis.capped_bleu(y, 1.5)
+
+
+def test_grid_decomposition_hand_computed() -> None:
+    # f(a, b) = a + 2 b + a*b on {0,1}^2: mean 1.75; marginals m_a = (1, 2.5), m_b = (0.5, 3)
+    grid = np.array([[0.0, 2.0], [1.0, 4.0]])
+    dec = analysis._grid_decomposition(grid)
+    assert dec[(0,)] == pytest.approx(0.75**2)          # f_a = (-0.75, 0.75)
+    assert dec[(1,)] == pytest.approx(1.25**2)          # f_b = (-1.25, 1.25)
+    assert dec[(0, 1)] == pytest.approx(0.25**2)        # interaction +-0.25
+    assert dec[(0,)] + dec[(1,)] + dec[(0, 1)] == pytest.approx(grid.var())
+
+
+def test_grid_fanova_additive_function_has_no_interactions() -> None:
+    levels = [(0, 1, 2), (0, 1)]
+    rows = [(a, b) for a in levels[0] for b in levels[1]]
+    configs = pd.DataFrame({"bpe": [1000 * (a + 1) for a, _ in rows],
+                            "layers": [b + 1 for _, b in rows],
+                            "embed": 256, "hidden": 1024, "heads": 8, "lr": 3e-4})
+    y = np.array([3.0 * a + 1.0 * b for a, b in rows])
+    imp = analysis.grid_fanova(configs, y, n_trees=4, max_depth=8, seed=0)
+    assert imp["bpe"] + imp["layers"] == pytest.approx(1.0, abs=0.1)
+    assert imp["bpe"] > imp["layers"]
+    assert imp["bpe x layers"] == pytest.approx(0.0, abs=0.05)
+    single = analysis.fanova_importances(configs, y, n_trees=4, max_depth=8, seed=0)
+    assert single.idxmax() == "bpe"
+    assert single["embed"] == 0.0
+
+
+def test_spearman_matrix_validates_mode() -> None:
+    with pytest.raises(ValueError, match="pairwise"):
+        analysis.spearman_matrix(["zh-en"], common="some")
+
+
+# -- on the data ----------------------------------------------------------------------------
+def test_table2_reproduces_paper(with_data: None) -> None:
+    t2 = analysis.table2()
+    assert (t2["rows"] == t2["paper rows"]).all()
+    assert (t2["best BLEU"] == t2["paper best BLEU"]).all()
+    assert t2["config matches"].all()
+    assert t2.loc["zh-en", "#tied best"] == 3
+
+
+def test_table1_matches_paper(with_data: None) -> None:
+    assert analysis.table1()["matches paper"].all()
+
+
+def test_spearman_all_common_reproduces_0084(with_data: None) -> None:
+    rho, n = analysis.spearman_matrix(common="all")
+    assert round(float(rho.loc["ja-en", "so-en"]), 3) == analysis.PAPER_SPEARMAN[("ja-en", "so-en")]
+    assert rho.loc["ja-en", "en-ja"] > 0.9
+    assert (n.to_numpy() == n.iat[0, 0]).all()
+    assert np.allclose(rho.to_numpy(), rho.to_numpy().T, equal_nan=True)
+
+
+def test_metric_correlations_exclude_missing_memory(with_data: None) -> None:
+    corr = analysis.metric_correlations(["sw-en"])
+    assert corr.loc[("sw-en", "gpu_memory"), "n"] < corr.loc[("sw-en", "dev_ppl"), "n"]
+    assert corr.loc[("sw-en", "dev_gpu_time"), "rho with time"] == pytest.approx(1.0)
+
+
+def test_importance_table_constant_top_gives_nan(with_data: None) -> None:
+    # zh-en: the 0.99 quantile equals the three tied best rows, so capped BLEU is constant
+    singles, pairs = analysis.importance_table("zh-en", top_fraction=0.01, n_trees=2)
+    assert singles.isna().all() and len(singles) == 6
+    assert pairs.isna().all() and len(pairs) == 15
