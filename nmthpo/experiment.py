@@ -46,6 +46,15 @@ from nmthpo.tables import check_task, load_table
 CACHE_VERSION = 1
 
 
+def results_dir() -> Path:
+    """The repository's ``results/`` directory (``NMTHPO_RESULTS`` overrides it).
+
+    The book's chapters read their cached experiments from here (see ``make results``).
+    """
+    env = os.environ.get("NMTHPO_RESULTS")
+    return Path(env) if env else Path(__file__).resolve().parent.parent / "results"
+
+
 @dataclass(frozen=True)
 class RunSpec:
     """Everything that determines a run's results (the cache key)."""

@@ -32,6 +32,9 @@ METHODS: tuple[str, ...] = (
     "rs", "bo-ei-m", "bo-ei-r", "gb-ei-m", "gb-ei-r", "gb-eif-m", "gb-eif-r"
 )
 
+#: The k values of the k-sensitivity study (``None``: the paper's mean-degree n/7 rule).
+GRAPH_K_VALUES: tuple[int, ...] = (5, 10, 20, 40)
+
 #: ftc tolerance per task (footnote 17: 1.0 on en-ja, 0.5 elsewhere).
 TOLERANCE: dict[str, float] = {"en-ja": 1.0}
 

@@ -11,6 +11,7 @@ subdirectory of ``results/``; runs already cached are read back, interrupted one
 from __future__ import annotations
 
 import argparse
+import json
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -19,14 +20,32 @@ ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "results"
 
 
-def _grid(name: str, methods, tasks, trials: int, jobs: int, **kw) -> None:
-    from nmthpo.experiment import run
+def _record_time(name: str, key: str, seconds: float) -> None:
+    """Keep the wall time of each computed run in results/timings.json (for the appendix)."""
+    path = RESULTS / "timings.json"
+    data = json.loads(path.read_text()) if path.exists() else {}
+    data.setdefault(name, {})[key] = round(seconds, 2)
+    tmp = path.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
+    tmp.replace(path)
 
+
+def _grid(name: str, methods, tasks, trials: int, jobs: int, **kw) -> None:
+    from nmthpo.experiment import RunSpec, run
+
+    cache = RESULTS / name
     for task in tasks:
         for method in methods:
+            spec = RunSpec(method, task, seed=kw.get("seed", 0), **{
+                k: v for k, v in kw.items() if k in ("objective", "n_init", "budget", "stop",
+                                                     "record_mse", "settings")})
+            cached = (cache / f"{spec.stem()}.parquet").exists()
             t0 = time.perf_counter()
-            run(method, task, trials=trials, jobs=jobs, cache_dir=RESULTS / name, **kw)
-            print(f"[{name}] {method:>9} {task}: {time.perf_counter() - t0:7.1f} s", flush=True)
+            run(method, task, trials=trials, jobs=jobs, cache_dir=cache, progress=False, **kw)
+            dt = time.perf_counter() - t0
+            if not cached:
+                _record_time(name, f"{method} {task} {spec.key()}", dt)
+            print(f"[{name}] {method:>9} {task}: {dt:7.1f} s", flush=True)
 
 
 def single(trials: int, jobs: int) -> None:
@@ -37,7 +56,34 @@ def single(trials: int, jobs: int) -> None:
     _grid("single", METHODS, NMTHPO_TASKS, trials, jobs, seed=0, record_mse=True)
 
 
-EXPERIMENTS: dict[str, Callable[[int, int], None]] = {"single": single}
+def figure6(trials: int, jobs: int) -> None:
+    """Figure 6: ja-en, every method, 100 evaluations per trial (no early stop), surrogate MSE."""
+    from nmthpo.single_objective import METHODS
+
+    _grid("figure6", METHODS, ["ja-en"], trials, jobs, seed=0, budget=100, stop="none",
+          record_mse=True)
+
+
+def graph_k(trials: int, jobs: int) -> None:
+    """How graph-based SMBO moves with k (footnote 12): small tables, 30 trials per k."""
+    from nmthpo.single_objective import GRAPH_K_VALUES
+
+    for k in GRAPH_K_VALUES:
+        _grid("graph_k", ["gb-ei-m", "gb-eif-m"], ["zh-en", "ru-en", "ja-en", "en-ja"],
+              min(trials, 30), jobs, seed=0, settings={"k": k})
+
+
+def pareto(trials: int, jobs: int) -> None:
+    """Table 4: 5 methods x 6 tasks x 100 trials until the whole Pareto set is found."""
+    from nmthpo.tables import NMTHPO_TASKS
+
+    _grid("pareto", ["rs", "bo-m", "bo-r", "gb-m", "gb-r"], NMTHPO_TASKS, trials, jobs,
+          seed=0, objective="pareto")
+
+
+EXPERIMENTS: dict[str, Callable[[int, int], None]] = {
+    "single": single, "figure6": figure6, "graph_k": graph_k, "pareto": pareto,
+}
 
 
 def main() -> None:
