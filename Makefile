@@ -7,7 +7,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: book test setup data lint unit notebooks html browser execute results clean
+.PHONY: book test setup data lint unit notebooks html browser execute results bench clean
 
 setup: $(STAMP)
 
@@ -51,6 +51,17 @@ book: setup data execute html
 # Recompute every cached experiment in results/ (long; see README).
 results: $(STAMP) data
 	$(PY) tools/make_results.py
+
+# Speed benchmarks; their printed figures are kept in results/benchmarks/ for the book.
+BENCHES := bench_gp bench_graph bench_ehvi bench_scoring
+bench: $(STAMP) data
+	@mkdir -p results/benchmarks
+	@for b in $(BENCHES); do \
+		echo "== $$b"; \
+		$(PY) benchmarks/$$b.py > results/benchmarks/$$b.txt.tmp || exit 1; \
+		cat results/benchmarks/$$b.txt.tmp; \
+		mv results/benchmarks/$$b.txt.tmp results/benchmarks/$$b.txt; \
+	done
 
 clean:
 	rm -rf book/_build
