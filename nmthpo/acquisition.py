@@ -13,7 +13,7 @@ Sections
 
 1. Single-objective improvement criteria (Section 5.1): :func:`expected_improvement`,
    :func:`probability_of_improvement`.
-2. Multi-objective criteria (Section 5.4, EHVI) belong in their own section below.
+2. Multi-objective criteria (Section 5.4): EHVI lives in :mod:`nmthpo.ehvi` (see below).
 """
 
 from __future__ import annotations
@@ -130,5 +130,6 @@ def probability_of_improvement(
 
 
 # ================================================================================================
-# 2. Multi-objective criteria (Zhang & Duh 2020, Section 5.4): EHVI goes here
+# 2. Multi-objective criteria (Zhang & Duh 2020, Section 5.4)
 # ================================================================================================
+# EHVI lives in nmthpo/ehvi.py (exact 2-D closed form: ehvi, hypervolume_improvement).

@@ -192,8 +192,13 @@ def hypervolume_trace(points: np.ndarray, ref: np.ndarray) -> np.ndarray:
     hv = 0.0
     front = p[:0]
     for i in range(p.shape[0]):
-        hv += float(hypervolume_improvement(p[i : i + 1], front, r)[0])
-        front = nondominated_front(np.vstack([front, p[i : i + 1]]), r)
+        y = p[i]
+        # A point weakly dominated by the front (or not better than the reference point in both
+        # objectives) adds nothing: skip the update, which is most steps of a long run.
+        inside = y[0] < r[0] and y[1] < r[1]
+        if inside and not np.any((front[:, 0] <= y[0]) & (front[:, 1] <= y[1])):
+            hv += float(hypervolume_improvement(p[i : i + 1], front, r)[0])
+            front = nondominated_front(np.vstack([front, p[i : i + 1]]), r)
         out[i] = hv
     return out
 

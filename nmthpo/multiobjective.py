@@ -2,7 +2,9 @@
 
 Everything here takes the tidy frames of :func:`nmthpo.experiment.run` with
 ``objective="pareto"`` (columns ``trial, step, row, bleu, time``), keyed by ``(method, task)``,
-and returns DataFrames or arrays; the figures section turns those into matplotlib Figures.
+and returns DataFrames or arrays; the figures are in the Chapter 3 section of
+:mod:`nmthpo.plots` (:func:`~nmthpo.plots.plot_front_evolution`,
+:func:`~nmthpo.plots.plot_hypervolume`, :func:`~nmthpo.plots.hypervolume_grid`).
 
 Sections
 
@@ -14,7 +16,6 @@ Sections
    the hypervolume and of its regret to the true front, over trials).
 5. Figure 7 data: :func:`front_evolution`.
 6. Claims: :func:`claims` (claim / paper / ours / verdict).
-7. Figures: :func:`plot_front_evolution`, :func:`plot_hypervolume`.
 
 The budget rule (our choice; footnote 19 says only "Budget is adjusted based on the size of
 search space", and the per-task values of Table 4 are not in our copy of the paper):
@@ -54,8 +55,6 @@ __all__ = [
     "hypervolume_bands",
     "hypervolume_curves",
     "pareto_metrics",
-    "plot_front_evolution",
-    "plot_hypervolume",
     "run_grid",
     "sequences_of",
     "table4",
@@ -426,74 +425,3 @@ def claims(runs: RunFrames) -> pd.DataFrame:
     else:
         add(c5, p5, "n/a", "not run")
     return pd.DataFrame(rows, columns=["claim", "paper", "ours", "verdict"])
-
-
-# ================================================================================================
-# 7. Figures (to move to nmthpo.plots)
-# ================================================================================================
-def plot_front_evolution(data: Mapping[str, pd.DataFrame], title: str | None = None) -> Any:
-    """Figure 7: one panel per method, BLEU (x) vs decoding time (y); lower right is better.
-
-    ``data`` maps a method label to :func:`front_evolution`'s frame. Gray circles: initial
-    Pareto set; coloured step lines: the approximation after each step; gold stars: true front.
-    """
-    import matplotlib.pyplot as plt
-
-    if not data:
-        raise ValueError("data is empty; pass {method: front_evolution(...)}")
-    fig, axes = plt.subplots(1, len(data), figsize=(4.2 * len(data), 3.6), squeeze=False,
-                             sharey=True)
-    for ax, (label, d) in zip(axes[0], data.items(), strict=True):
-        approx = d[d["kind"] == "approximation"]
-        colours = plt.get_cmap("viridis")(np.linspace(0.15, 0.85, approx["step"].nunique()))
-        for c, (step, g) in zip(colours, approx.groupby("step", sort=True), strict=True):
-            g = g.sort_values("bleu")
-            ax.step(g["bleu"], g["time"], where="post", color=c, lw=1.2, marker="o", ms=3,
-                    label=f"step {int(step)}")
-        ini = d[d["kind"] == "initial"]
-        ax.scatter(ini["bleu"], ini["time"], s=60, facecolors="none", edgecolors="gray",
-                   label="initial Pareto set", zorder=3)
-        tru = d[d["kind"] == "true"]
-        ax.scatter(tru["bleu"], tru["time"], marker="*", s=110, color="gold",
-                   edgecolors="k", linewidths=0.5, label="true Pareto set", zorder=4)
-        ax.set_title(label)
-        ax.set_xlabel("dev BLEU")
-    axes[0][0].set_ylabel("decoding time (s)")
-    axes[0][-1].legend(fontsize=7, loc="upper left")
-    if title:
-        fig.suptitle(title)
-    fig.tight_layout()
-    return fig
-
-
-def plot_hypervolume(
-    bands: Mapping[str, pd.DataFrame], regret: bool = True, title: str | None = None
-) -> Any:
-    """Hypervolume regret (or hypervolume) over evaluations: median line, quartile band.
-
-    ``bands`` maps a method label to :func:`hypervolume_bands`' frame. Regret is drawn on a
-    log scale (exact zeros -- the whole front found -- are not drawn).
-    """
-    import matplotlib.pyplot as plt
-
-    if not bands:
-        raise ValueError("bands is empty; pass {method: hypervolume_bands(...)}")
-    fig, ax = plt.subplots(figsize=(5.5, 3.6))
-    key = "regret" if regret else "hv"
-    for label, b in bands.items():
-        med = b[f"{key}_median"].to_numpy(dtype=float)
-        lo = b[f"{key}_q25"].to_numpy(dtype=float)
-        hi = b[f"{key}_q75"].to_numpy(dtype=float)
-        if regret:
-            med, lo, hi = (np.where(v > 0, v, np.nan) for v in (med, lo, hi))
-        (line,) = ax.plot(b["step"], med, label=label)
-        ax.fill_between(b["step"], lo, hi, color=line.get_color(), alpha=0.2, lw=0)
-    if regret:
-        ax.set_yscale("log")
-    ax.set_xlabel("number of evaluations")
-    ax.set_ylabel("hypervolume regret" if regret else "hypervolume")
-    ax.legend(fontsize=8)
-    if title:
-        ax.set_title(title)
-    fig.tight_layout()
-    return fig

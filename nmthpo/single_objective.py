@@ -77,8 +77,9 @@ def table3(per_trial: pd.DataFrame, decimals: int = 1) -> pd.DataFrame:
         for m in ("ftb", "ftc", "fb"):
             d = 2 if m == "fb" else decimals
             cells[(task, m, method)] = f"{s.loc[m, 'mean']:.{d}f} ± {s.loc[m, 'std']:.{d}f}"
+    order = {"ftb": 0, "ftc": 1, "fb": 2}
     idx = pd.MultiIndex.from_tuples(sorted({(t, m) for t, m, _ in cells},
-                                           key=lambda k: (_task_order(k[0]), k[1])),
+                                           key=lambda k: (_task_order(k[0]), order[k[1]])),
                                     names=["task", "metric"])
     methods = list(dict.fromkeys(per_trial["method"]))
     table = pd.DataFrame(index=idx, columns=methods, dtype=object)
@@ -250,3 +251,127 @@ def claims(per_trial: pd.DataFrame) -> pd.DataFrame:
                      "paper": "almost equally good", "ours": f"{med:.3f}",
                      "verdict": "holds" if med < 0.2 else "differs"})
     return pd.DataFrame(rows)
+
+
+# -- chapter helpers ----------------------------------------------------------------------------
+def graph_settings(tasks: Sequence[str], kernel: str = "matern52") -> pd.DataFrame:
+    """The kNN graph of each task under the paper's rule (footnote 12): k, degree, scale."""
+    from nmthpo.surrogates.graph import build_graph
+
+    rows = []
+    for task in tasks:
+        table = load_table(task)
+        g = build_graph(table.encode("scaled"), kernel=kernel)
+        rows.append({"task": task, "rows": table.n_rows, "n/7": round(table.n_rows / 7, 1),
+                     "k": g.k, "mean degree": round(g.mean_degree, 1),
+                     "length scale": round(g.lengthscale, 3), "components": g.n_components})
+    return pd.DataFrame(rows).set_index("task")
+
+
+def curve_summary(
+    curves: Mapping[str, pd.DataFrame], steps: Sequence[int] = (5, 10, 20, 50, 100)
+) -> pd.DataFrame:
+    """Median best BLEU and median surrogate MSE of each method after the given steps."""
+    rows = []
+    for method, c in curves.items():
+        row: dict[str, object] = {"method": method}
+        for s in steps:
+            sel = c[c["step"] == s]
+            if sel.empty:
+                continue
+            row[f"best@{s}"] = float(sel["best_q50"].iloc[0])
+            if "mse_q50" in c:
+                row[f"mse@{s}"] = float(sel["mse_q50"].iloc[0])
+        rows.append(row)
+    return pd.DataFrame(rows).set_index("method")
+
+
+def ecdf_summary(ecdf: pd.DataFrame, budgets: Sequence[int]) -> pd.DataFrame:
+    """Fraction solved per method at (the largest grid budget not above) each budget."""
+    out = {}
+    for method, g in ecdf.groupby("method", sort=False):
+        g = g.sort_values("budget")
+        out[method] = {f"≤{b}": float(g[g["budget"] <= b]["fraction"].iloc[-1])
+                       if (g["budget"] <= b).any() else 0.0 for b in budgets}
+    return pd.DataFrame(out).T
+
+
+def k_sensitivity(
+    tasks: Sequence[str],
+    methods: Sequence[str] = ("gb-ei-m", "gb-eif-m"),
+    trials: int = 30,
+    seed: int = 0,
+    ties: str = "value",
+    ks: Sequence[int] = GRAPH_K_VALUES,
+) -> pd.DataFrame:
+    """Mean ftb of graph methods for several k, plus the paper's rule (``paper_k`` True).
+
+    Runs are read from (or written to) ``results/graph_k`` and, for the paper's k, the Table 3
+    cache ``results/single`` (its first ``trials`` trials).
+    """
+    from nmthpo.experiment import results_dir, run
+
+    rows = []
+    for task in tasks:
+        bleu = load_table(task).bleu
+        paper_k = int(graph_settings([task]).loc[task, "k"])
+        for method in methods:
+            variants: list[tuple[int, bool, pd.DataFrame]] = []
+            for k in ks:
+                f = run(method, task, trials=trials, seed=seed, settings={"k": k},
+                        cache_dir=results_dir() / "graph_k", progress=False).frame
+                variants.append((k, k == paper_k, f))
+            if paper_k not in ks:
+                f = run(method, task, trials=trials, seed=seed, record_mse=True,
+                        cache_dir=results_dir() / "single", progress=False).frame
+                variants.append((paper_k, True, f))
+            for k, is_paper, f in variants:
+                m = evaluate_sequences(sequences_of(f), bleu, ties=ties)
+                rows.append({"method": method, "task": task, "k": k, "paper_k": is_paper,
+                             "ftb": float(m["ftb"].mean()), "ftc": float(m["ftc"].mean())})
+    return pd.DataFrame(rows)
+
+
+def eif_reading_comparison(
+    tasks: Sequence[str], trials: int = 30, seed: int = 0, ties: str = "value"
+) -> pd.DataFrame:
+    """Mean ftb of RS, GB-EI-M, GB-EIF-M (authors' labels) and GB-EIF-text-M (literal text)."""
+    from nmthpo.experiment import results_dir, run
+
+    runs = {}
+    for task in tasks:
+        for m in ("rs", "gb-ei-m", "gb-eif-m"):
+            runs[(m, task)] = run(m, task, trials=trials, seed=seed, record_mse=True,
+                                  cache_dir=results_dir() / "single", progress=False).frame
+        runs[("gb-eif-text-m", task)] = run("gb-eif-text-m", task, trials=trials, seed=seed,
+                                            cache_dir=results_dir() / "eif_text",
+                                            progress=False).frame
+    return mean_table(per_trial_metrics(runs, ties=ties), "ftb")
+
+
+def benchmark_report(name: str) -> str:
+    """The stored output of ``benchmarks/<name>.py`` (written by ``make bench``)."""
+    from nmthpo.experiment import results_dir
+
+    path = results_dir() / "benchmarks" / f"{name}.txt"
+    if not path.exists():
+        return f"(no stored output: run `make bench` to produce {path.name})"
+    return path.read_text().rstrip()
+
+
+def grid_wall_time(name: str) -> pd.DataFrame:
+    """Wall time of each computed run of experiment ``name`` (``results/timings.json``)."""
+    import json
+
+    from nmthpo.experiment import results_dir
+
+    path = results_dir() / "timings.json"
+    data = json.loads(path.read_text()).get(name, {}) if path.exists() else {}
+    rows = [{"method": k.split()[0], "task": k.split()[1], "seconds": v} for k, v in data.items()]
+    if not rows:
+        return pd.DataFrame(columns=["method", "task", "seconds"])
+    frame = pd.DataFrame(rows)
+    table = frame.pivot_table(index="method", columns="task", values="seconds", aggfunc="sum")
+    table["total"] = table.sum(axis=1)
+    table.loc["total"] = table.sum(axis=0)
+    return table.round(0)

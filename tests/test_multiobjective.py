@@ -1,7 +1,3 @@
-import matplotlib
-
-matplotlib.use("Agg")
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -102,13 +98,8 @@ def test_claims_verdicts_on_hand_made_runs():
     assert list(c2["verdict"]) == ["yes", "not run", "not run", "not run", "not run"]
 
 
-def test_figures_and_errors():
-    seq = _pareto_at("ru-en", 2)
-    d = mo.front_evolution(_frame([seq]), "ru-en", steps=(5, 10))
-    fig = mo.plot_front_evolution({"BO-M": d, "GB-M": d})
-    assert len(fig.axes) == 2
-    b = mo.hypervolume_bands(_frame([seq[:20]]), "ru-en")
-    assert mo.plot_hypervolume({"BO-M": b}).axes[0].get_yscale() == "log"
+def test_errors():
+    # the figures moved to nmthpo.plots (tests/test_plots_ch3.py)
     with pytest.raises(ValueError, match="lacks columns"):
         mo.sequences_of(pd.DataFrame({"row": [1]}))
     with pytest.raises(ValueError, match="objective='pareto'"):

@@ -73,6 +73,19 @@ def graph_k(trials: int, jobs: int) -> None:
               min(trials, 30), jobs, seed=0, settings={"k": k})
 
 
+def ga(trials: int, jobs: int) -> None:
+    """The GA as an ask/tell optimiser, in Table 3's protocol (same cache as ``single``)."""
+    from nmthpo.tables import NMTHPO_TASKS
+
+    _grid("single", ["ga"], NMTHPO_TASKS, trials, jobs, seed=0, record_mse=True)
+
+
+def eif_text(trials: int, jobs: int) -> None:
+    """The literal reading of expected influence's labels on the small tables (30 trials)."""
+    _grid("eif_text", ["gb-eif-text-m"], ["zh-en", "ru-en", "ja-en", "en-ja"], min(trials, 30),
+          jobs, seed=0)
+
+
 def pareto(trials: int, jobs: int) -> None:
     """Table 4: 5 methods x 6 tasks x 100 trials until the whole Pareto set is found."""
     from nmthpo.tables import NMTHPO_TASKS
@@ -82,7 +95,8 @@ def pareto(trials: int, jobs: int) -> None:
 
 
 EXPERIMENTS: dict[str, Callable[[int, int], None]] = {
-    "single": single, "figure6": figure6, "graph_k": graph_k, "pareto": pareto,
+    "single": single, "ga": ga, "figure6": figure6, "graph_k": graph_k, "eif_text": eif_text,
+    "pareto": pareto,
 }
 
 
