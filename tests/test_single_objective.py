@@ -6,7 +6,12 @@ from nmthpo.experiment import run
 from nmthpo.single_objective import (
     anytime_curves,
     average_rank,
+    benchmark_report,
     claims,
+    curve_summary,
+    ecdf_summary,
+    graph_settings,
+    grid_wall_time,
     mean_table,
     per_trial_metrics,
     runtime_ecdf,
@@ -74,3 +79,29 @@ def test_claims_are_computed(runs):
     c = claims(per_trial_metrics(runs))
     assert set(c.columns) == {"claim", "paper", "ours", "verdict"}
     assert c["verdict"].isin(["holds", "differs"]).all()
+
+
+def test_graph_settings_follow_footnote_12():
+    g = graph_settings(["zh-en", "ja-en"])
+    assert g.loc["zh-en", "k"] == 13 and g.loc["ja-en", "k"] == 16
+    assert (abs(g["mean degree"] - g["n/7"]) < 5).all()
+
+
+def test_curve_and_ecdf_summaries():
+    c = pd.DataFrame({"step": [1, 2], "best_q50": [1.0, 2.0], "mse_q50": [0.5, 0.25]})
+    s = curve_summary({"a": c}, steps=(2,))
+    assert s.loc["a", "best@2"] == 2.0 and s.loc["a", "mse@2"] == 0.25
+    e = pd.DataFrame({"method": ["a", "a"], "budget": [3, 10], "fraction": [0.5, 1.0]})
+    assert ecdf_summary(e, budgets=(2, 5, 10)).loc["a"].tolist() == [0.0, 0.5, 1.0]
+
+
+def test_stored_reports_and_timings(tmp_path, monkeypatch):
+    monkeypatch.setenv("NMTHPO_RESULTS", str(tmp_path))
+    assert "make bench" in benchmark_report("bench_gp")
+    (tmp_path / "benchmarks").mkdir()
+    (tmp_path / "benchmarks" / "bench_gp.txt").write_text("ratio 12x\n")
+    assert benchmark_report("bench_gp") == "ratio 12x"
+    assert grid_wall_time("single").empty
+    (tmp_path / "timings.json").write_text('{"single": {"rs zh-en abc": 1.5, "rs ja-en d": 2}}')
+    t = grid_wall_time("single")
+    assert t.loc["total", "total"] == 4 and t.loc["rs", "zh-en"] == 2
