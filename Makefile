@@ -7,7 +7,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: book test setup data lint unit notebooks html browser execute results bench clean
+.PHONY: book test setup data lint unit notebooks html browser execute results bench openbox-crosscheck clean
 
 setup: $(STAMP)
 
@@ -65,3 +65,14 @@ bench: $(STAMP) data
 
 clean:
 	rm -rf book/_build
+
+# Cross-check TransBO against OpenBox's implementation, in a virtual environment of its own
+# (OpenBox pins old scikit-learn/ConfigSpace); not part of `make test`.
+openbox-crosscheck: $(STAMP) data
+	test -x .venv-openbox/bin/python || ($(PYTHON) -m venv .venv-openbox && \
+		.venv-openbox/bin/pip install --quiet openbox)
+	$(PY) tools/openbox_crosscheck.py export --out results/openbox/ours.npz
+	.venv-openbox/bin/python tools/openbox_crosscheck.py openbox --data results/openbox/ours.npz \
+		--out results/openbox/theirs.npz
+	$(PY) tools/openbox_crosscheck.py compare results/openbox/ours.npz results/openbox/theirs.npz \
+		| tee results/openbox/crosscheck.txt

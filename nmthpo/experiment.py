@@ -356,10 +356,17 @@ def run(
 
 def cached_runs(cache_dir: str | Path) -> Iterator[tuple[RunSpec, Path]]:
     """The finished runs stored in ``cache_dir``: (spec, parquet path) pairs."""
+    from dataclasses import fields
+
+    names = {f.name for f in fields(RunSpec)}
     for js in sorted(Path(cache_dir).glob("*.json")):
         pq = js.with_suffix(".parquet")
-        if pq.exists():
-            yield RunSpec.from_json(js.read_text()), pq
+        if not pq.exists():
+            continue
+        payload = json.loads(js.read_text())
+        # other caches (e.g. a chapter's own tables) may share the directory: only run specs
+        if isinstance(payload, dict) and set(payload) == names:
+            yield RunSpec(**payload), pq
 
 
 def load_run(spec: RunSpec, cache_dir: str | Path, trials: int | None = None) -> RunResult:
