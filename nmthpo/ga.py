@@ -66,7 +66,7 @@ probability proportional to ``1 / fitness``; a zero-fitness individual is replac
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from math import comb, sqrt
 from typing import Any
@@ -832,3 +832,289 @@ def fair_comparison(
                      "random_se": rs_se[m], "random_exact": exact, "edge": diff[m],
                      "edge_se": diff_se[m], "edge_z": diff[m] / diff_se[m]})
     return pd.DataFrame(rows).set_index("init_pop")
+
+
+# -- reading the paper's numbers: rule fits, verdicts, caches (Chapter 5) ------------------------
+#: Candidate counting rules of the random baseline (Section 4.2): name -> (init_replacement,
+#: baseline_replacement).
+BASELINE_RULES: dict[str, tuple[bool, bool]] = {
+    "draws with replacement (pinned)": (True, True),
+    "distinct initial rows, draws with replacement": (False, True),
+    "initial with replacement, draws without": (True, False),
+    "distinct rows throughout (no re-draws)": (False, False),
+}
+
+#: GA counting rules tried against Table 2: the pinned setting and one change at a time.
+GA_RULE_ALTERNATIVES: dict[str, dict[str, Any]] = {
+    "pinned": {},
+    "memory: current population only": {"memory": "population"},
+    "mutants never counted": {"count_mutants": "none"},
+    "every mutation counted": {"count_mutants": "all"},
+    "mutation draws a row's value": {"mutation_draw": "row"},
+    "distinct initial rows": {"init_replacement": False},
+    "initial population tested first": {"check_initial": True},
+    "every breeding cycle counted": {"count_duplicates": True},
+}
+
+
+def _paper_sizes(init_pops: Sequence[int]) -> tuple[int, ...]:
+    sizes = tuple(int(m) for m in init_pops)
+    missing = [m for m in sizes if m not in PAPER_GA]
+    if not sizes or missing:
+        raise ValueError(f"the paper reports initial population sizes {sorted(PAPER_GA)} only; "
+                         f"got {list(sizes)} -- choose sizes among them")
+    return sizes
+
+
+def baseline_rule_table(
+    task: str = "ja-en",
+    target: float = 16.0,
+    init_pops: Sequence[int] = (5, 10, 15, 20, 25),
+    iterations: int = 1000,
+    rules: Mapping[str, tuple[bool, bool]] | None = None,
+) -> pd.DataFrame:
+    """Exact baseline mean under each candidate counting rule, against Table 3 (no simulation).
+
+    For every rule of :data:`BASELINE_RULES` (or ``rules``: name -> (init_replacement,
+    baseline_replacement)) and size ``m``, :func:`baseline_expectation` gives the exact mean
+    ``mu`` and variance ``v`` of one iteration's count. Under that rule the paper's trial value
+    is a mean of ``iterations`` counts (standard error ``sqrt(v / iterations)``) and its average
+    one of ``3 * iterations``. Returned per rule: the exact means (columns ``"5"``, ``"10"``,
+    ...), ``chi2`` = sum over sizes of ``((paper average - mu) / se)^2`` with its p-value
+    (``dof`` = number of sizes), ``chi2_trials`` over the paper's per-trial cells with its
+    p-value (``dof_trials`` = 3 per size), and ``max_abs_z`` of the averages. A rule the
+    paper's numbers are compatible with has a p-value that is not small.
+    """
+    from scipy.stats import chi2 as chi2_dist
+
+    from nmthpo.tables import load_table
+
+    sizes = _paper_sizes(init_pops)
+    if iterations < 1:
+        raise ValueError(f"iterations must be >= 1, got {iterations}")
+    table = load_table(task)
+    n, b = table.n_rows, int((table.bleu >= target).sum())
+    rows = []
+    for name, (init_rep, base_rep) in (BASELINE_RULES if rules is None else rules).items():
+        row: dict[str, Any] = {"rule": name, "init_replacement": init_rep,
+                               "baseline_replacement": base_rep}
+        c2 = c2t = 0.0
+        zmax = 0.0
+        for m in sizes:
+            mu, var = baseline_expectation(n, b, m, base_rep, init_rep)
+            trials = PAPER_BASELINE_TRIALS[m]
+            z = (PAPER_BASELINE[m] - mu) / sqrt(var / (len(trials) * iterations))
+            c2 += z**2
+            zmax = max(zmax, abs(z))
+            c2t += sum(((v - mu) / sqrt(var / iterations)) ** 2 for v in trials)
+            row[str(m)] = mu
+        ntr = sum(len(PAPER_BASELINE_TRIALS[m]) for m in sizes)
+        row.update(chi2=c2, dof=len(sizes), p=float(chi2_dist.sf(c2, len(sizes))),
+                   chi2_trials=c2t, dof_trials=ntr, p_trials=float(chi2_dist.sf(c2t, ntr)),
+                   max_abs_z=zmax)
+        rows.append(row)
+    return pd.DataFrame(rows).set_index("rule")
+
+
+def ga_rule_table(
+    task: str = "ja-en",
+    target: float = 16.0,
+    init_pops: Sequence[int] = (5, 10, 15, 20, 25),
+    iterations: int = 1000,
+    trials: int = 3,
+    seed: int = 0,
+    alternatives: Mapping[str, Mapping[str, Any]] | None = None,
+) -> pd.DataFrame:
+    """The GA's average count under each counting rule tried, against Table 2.
+
+    Each entry of :data:`GA_RULE_ALTERNATIVES` (or ``alternatives``: name -> keyword overrides
+    of :func:`ga_study`) is simulated (``iterations * trials`` counts per size, the study's
+    seeds). Columns per size ``m``: the average (``"m"``) and ``"m z"`` = (paper - ours) /
+    ``sqrt(2) * se``, the difference of two independent simulations of the same rules (the
+    paper's run and ours, assumed to have the same spread); then ``chi2`` (sum of squared z)
+    with ``dof`` (number of sizes) and its p-value ``p``.
+    """
+    from scipy.stats import chi2 as chi2_dist
+
+    sizes = _paper_sizes(init_pops)
+    alts = GA_RULE_ALTERNATIVES if alternatives is None else alternatives
+    rows = []
+    for name, kw in alts.items():
+        study = ga_study(task, target, sizes, iterations, trials, seed, run_baseline=False,
+                         **dict(kw))
+        avg, se = study.average("ga"), study.std_error("ga")
+        row: dict[str, Any] = {"rule": name}
+        c2 = 0.0
+        for m in sizes:
+            z = (PAPER_GA[m] - avg[m]) / (sqrt(2) * se[m])
+            row[str(m)] = float(avg[m])
+            row[f"{m} z"] = float(z)
+            c2 += z**2
+        row.update(chi2=c2, dof=len(sizes), p=float(chi2_dist.sf(c2, len(sizes))))
+        rows.append(row)
+    return pd.DataFrame(rows).set_index("rule")
+
+
+def paper_comparison(study: GAStudy, which: str, k: float = 2.0) -> pd.DataFrame:
+    """Tables 2, 3 or 4 cell by cell: ours beside the paper's, noise, z and a verdict.
+
+    ``which`` is ``"ga"`` (Table 2), ``"baseline"`` (Table 3) or ``"difference"`` (Table 4,
+    averages only: the paper gives no per-trial differences). Per initial size: each trial's
+    average beside the paper's (``"trial t"``, ``"trial t paper"``), the standard error of a
+    trial value (``se trial``: the spread trial values should have), the sample standard
+    deviation of the paper's trial values (``paper sd trial``), the largest trial z
+    (``max |z| trial``), the overall average
+    beside the paper's with its standard error (``se``), ``z`` = (paper - ours) / sigma and
+    ``verdict`` ("within k sigma" or "off"). Because both the paper's value and ours are
+    simulation means under (we assume) the same rules and spread, sigma is ``sqrt(2) * se``
+    (``sqrt(2)`` times the trial standard error for trial cells). For the difference the
+    paired standard error is used (the GA and the baseline share initial populations).
+    """
+    if which not in ("ga", "baseline", "difference"):
+        raise ValueError(f"which must be 'ga', 'baseline' or 'difference', got {which!r}")
+    if k <= 0:
+        raise ValueError(f"k must be positive, got {k}")
+    paper_avg = {"ga": PAPER_GA, "baseline": PAPER_BASELINE, "difference": PAPER_DIFFERENCE}
+    paper_trials = {"ga": PAPER_GA_TRIALS, "baseline": PAPER_BASELINE_TRIALS}
+    rows = []
+    for m in study.init_pops:
+        row: dict[str, Any] = {"init_pop": m}
+        if which == "difference":
+            counts = study.baseline_counts[m] - study.ga_counts[m]
+        else:
+            counts = (study.ga_counts if which == "ga" else study.baseline_counts)[m]
+        if which != "difference":
+            ptr = paper_trials[which].get(m)
+            per_trial_se = counts.std(ddof=1) / sqrt(counts.shape[1])
+            zt = []
+            for t in range(counts.shape[0]):
+                row[f"trial {t + 1}"] = float(counts[t].mean())
+                pv = ptr[t] if ptr is not None and t < len(ptr) else np.nan
+                row[f"trial {t + 1} paper"] = pv
+                zt.append((pv - counts[t].mean()) / (sqrt(2) * per_trial_se))
+            row["se trial"] = float(per_trial_se)
+            row["paper sd trial"] = float(np.std(ptr, ddof=1)) if ptr is not None and \
+                len(ptr) > 1 else np.nan
+            row["max |z| trial"] = float(np.nanmax(np.abs(zt))) if np.isfinite(zt).any() \
+                else np.nan
+        avg = float(counts.mean())
+        se = float(counts.std(ddof=1) / sqrt(counts.size))
+        paper = paper_avg[which].get(m, np.nan)
+        z = (paper - avg) / (sqrt(2) * se)
+        row.update({"average": avg, "paper": paper, "se": se, "z": z,
+                    "verdict": (f"within {k:g} sigma" if abs(z) <= k else "off")
+                    if np.isfinite(z) else "no paper value"})
+        rows.append(row)
+    return pd.DataFrame(rows).set_index("init_pop")
+
+
+def protocol_comparison(
+    per_trial: pd.DataFrame, method: str = "ga", metric: str = "ftb"
+) -> pd.DataFrame:
+    """``method`` against every other method of a Table-3 run, per task, paired by trial.
+
+    ``per_trial`` is :func:`nmthpo.single_objective.per_trial_metrics`' frame. The runner
+    gives trial ``t`` the same initial rows for every method, so the difference (other -
+    ``method``) of ``metric`` is paired by trial. Returned rows: task x other method; columns
+    ``method`` mean, other mean, mean difference, its standard error (sample std / sqrt(n),
+    over the trials both have) and ``z``. For ftb/ftc a positive difference means ``method``
+    needs fewer evaluations; for fb (BLEU after the budget) a negative one means it is better.
+    """
+    for col in ("method", "task", "trial", metric):
+        if col not in per_trial.columns:
+            raise ValueError(f"per_trial lacks column {col!r}; pass per_trial_metrics' frame")
+    if method not in set(per_trial["method"]):
+        raise ValueError(f"method {method!r} is not in the frame; it holds "
+                         f"{sorted(set(per_trial['method']))}")
+    wide = per_trial.pivot_table(index=["task", "trial"], columns="method", values=metric,
+                                 sort=False)
+    rows = []
+    for task in dict.fromkeys(per_trial["task"]):
+        w = wide.loc[task]
+        for other in dict.fromkeys(per_trial["method"]):
+            if other == method:
+                continue
+            pair = w[[method, other]].dropna()
+            d = pair[other] - pair[method]
+            se = float(d.std(ddof=1) / sqrt(len(d))) if len(d) > 1 else np.nan
+            rows.append({"task": task, "vs": other, method: float(pair[method].mean()),
+                         "other": float(pair[other].mean()), "difference": float(d.mean()),
+                         "se": se, "z": float(d.mean()) / se if se and se > 0 else np.nan})
+    return pd.DataFrame(rows).set_index(["task", "vs"])
+
+
+#: Bump when a change to the GA or the study would change a cached table.
+GA_CACHE_VERSION = 1
+
+_CACHEABLE: dict[str, Callable[..., pd.DataFrame]] = {
+    "variants": variant_table, "rules": ga_rule_table,
+}
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_jsonable(v) for v in value]
+    return value
+
+
+def cached_table(
+    kind: str, cache_dir: Any = None, use_cache: bool = True, **params: Any
+) -> pd.DataFrame:
+    """:func:`variant_table` (``kind="variants"``) or :func:`ga_rule_table` (``"rules"``), cached.
+
+    The frame is stored as Parquet in ``cache_dir`` (default ``results_dir() / "ga"``) under
+    ``<kind>__<key>.parquet`` with a JSON sidecar of its parameters; the key hashes ``kind``,
+    every parameter of the function (defaults filled in, so ``cached_table("variants")`` and
+    ``cached_table("variants", iterations=1000)`` share a file; the default :data:`VARIANTS` and
+    :data:`GA_RULE_ALTERNATIVES` enter by content) and :data:`GA_CACHE_VERSION`.
+    A missing file is computed and written atomically (temporary file, then rename); a present
+    one is read back. ``use_cache=False`` computes the frame and neither reads nor writes a
+    file (e.g. a notebook's smoke setting). The full-size variant table takes minutes (the
+    generational variant dominates), the rule table about a minute.
+    """
+    import hashlib
+    import inspect
+    import os
+    import uuid
+    from pathlib import Path
+
+    if kind not in _CACHEABLE:
+        raise ValueError(f"unknown kind {kind!r}; valid: {', '.join(_CACHEABLE)}")
+    func = _CACHEABLE[kind]
+    if not use_cache:
+        return func(**params)
+    try:
+        bound = inspect.signature(func).bind(**params)
+    except TypeError as exc:
+        raise TypeError(f"bad parameters for {func.__name__}: {exc}") from None
+    bound.apply_defaults()
+    args = _jsonable(dict(bound.arguments))
+    # a default set of variants/rules enters the key by content, so editing it invalidates
+    for name, default in (("variants", VARIANTS), ("alternatives", GA_RULE_ALTERNATIVES)):
+        if name in args and args[name] is None:
+            args[name] = _jsonable(default)
+    payload = json.dumps({"kind": kind, "params": args, "version": GA_CACHE_VERSION},
+                         sort_keys=True, default=str)
+    key = hashlib.sha256(payload.encode()).hexdigest()[:16]
+    if cache_dir is None:
+        from nmthpo.experiment import results_dir
+
+        cache_dir = results_dir() / "ga"
+    path = Path(cache_dir) / f"{kind}__{key}.parquet"
+    if path.exists():
+        return pd.read_parquet(path)
+    frame = func(**params)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    for target, write in ((path.with_suffix(".json"),
+                           lambda p: Path(p).write_text(payload + "\n")),
+                          (path, lambda p: frame.to_parquet(p))):
+        tmp = path.parent / f".tmp-{uuid.uuid4().hex}{target.suffix}"
+        try:
+            write(tmp)
+            os.replace(tmp, target)
+        finally:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+    return frame
