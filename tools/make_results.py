@@ -100,9 +100,18 @@ def pareto(trials: int, jobs: int) -> None:
           seed=0, objective="pareto")
 
 
+def scoring(trials: int, jobs: int) -> None:
+    """Chapter 6: search-space scores on synthetic functions and two tables (about 10 min)."""
+    from nmthpo.scoring_results import chapter6_results
+
+    t0 = time.perf_counter()
+    chapter6_results()
+    print(f"[scoring] chapter 6 frames: {time.perf_counter() - t0:7.1f} s", flush=True)
+
+
 EXPERIMENTS: dict[str, Callable[[int, int], None]] = {
     "single": single, "ga": ga, "figure6": figure6, "graph_k": graph_k, "eif_text": eif_text,
-    "pareto": pareto,
+    "pareto": pareto, "scoring": scoring,
 }
 
 
