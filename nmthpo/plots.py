@@ -530,3 +530,276 @@ def fair_edge_plot(
     ax.set_ylabel("random − GA (models trained)")
     ax.legend(fontsize=7)
     return fig
+
+
+# =============================================================================================
+# Chapter 4 -- Transfer-learning HPO (Li et al. 2022, TransBO)
+# =============================================================================================
+#: A fixed colour per transfer method; the ``-ms`` (source-only) ablations share their
+#: method's colour and are drawn dashed.
+TRANSFER_COLOURS: dict[str, str] = {
+    "rs": "#7f7f7f", "igp": "#1f77b4", "scot": "#8c564b", "sgpr": "#e377c2",
+    "pogpe": "#bcbd22", "tst": "#17becf", "tstm": "#9edae5", "rgpe": "#ff7f0e",
+    "transbo": "#d62728",
+}
+
+#: Axis labels of the transfer curves.
+TRANSFER_VALUE_LABELS: dict[str, str] = {
+    "rank": "average rank (1 = best)", "adtm": "ADTM (Eq. 9)",
+    "mean": "target weight p^T", "cum_seconds": "cumulative suggestion time (s)",
+}
+
+
+def _transfer_style(method: str) -> tuple[str, str]:
+    base = method.removesuffix("-ms")
+    return TRANSFER_COLOURS.get(base, "#333333"), "--" if method.endswith("-ms") else "-"
+
+
+def _transfer_panel(ax: Axes, curves: pd.DataFrame, value: str) -> None:
+    for method, g in curves.groupby("method", sort=False):
+        col, ls = _transfer_style(str(method))
+        lw = 2.0 if str(method).startswith("transbo") else 1.2
+        ax.plot(g["step"], g[value], ls, color=col, lw=lw, label=str(method))
+    ax.set_xlabel("trials (target evaluations)")
+    ax.set_ylabel(TRANSFER_VALUE_LABELS.get(value, value))
+    if value == "rank":
+        ax.invert_yaxis()
+
+
+def transfer_curves_plot(curves: pd.DataFrame, value: str = "rank", title: str | None = None,
+                         log_y: bool = False) -> Figure:
+    """Average rank or ADTM over trials: one panel per target (if ``curves`` has a ``target``
+    column, e.g. ``average_rank(frame, per_target=True)``) or one aggregated panel.
+
+    ``curves`` has columns ``method``, ``step`` and ``value``
+    (:func:`nmthpo.transfer.evaluation.average_rank` or :func:`~nmthpo.transfer.evaluation.adtm`).
+    Rank axes are inverted (better is up); TransBO is drawn thicker.
+    """
+    _need(curves, ("method", "step", value), "nmthpo.transfer.evaluation.average_rank/adtm")
+    targets = list(dict.fromkeys(curves["target"])) if "target" in curves else [None]
+    nrows, ncols = _grid(len(targets))
+    fig = Figure(figsize=(3.9 * ncols, 2.9 * nrows), layout="constrained")
+    axes = np.atleast_1d(fig.subplots(nrows, ncols, squeeze=False))
+    for ax, t in zip(axes.ravel(), targets, strict=False):
+        sub = curves if t is None else curves[curves["target"] == t]
+        _transfer_panel(ax, sub, value)
+        if log_y:
+            ax.set_yscale("log")
+        ax.set_title(str(t) if t is not None else (title or "all targets"))
+    axes.ravel()[0].legend(fontsize=6, ncols=2)
+    _hide_unused(axes, len(targets))
+    if title is not None and targets != [None]:
+        fig.suptitle(title)
+    return fig
+
+
+def transfer_summary_plot(ranks: pd.DataFrame, adtms: pd.DataFrame,
+                          title: str | None = None) -> Figure:
+    """Aggregated average rank (left) and ADTM (right, log scale) over trials."""
+    _need(ranks, ("method", "step", "rank"), "nmthpo.transfer.evaluation.average_rank")
+    _need(adtms, ("method", "step", "adtm"), "nmthpo.transfer.evaluation.adtm")
+    fig = Figure(figsize=(10.0, 3.6), layout="constrained")
+    left, right = fig.subplots(1, 2)
+    _transfer_panel(left, ranks, "rank")
+    _transfer_panel(right, adtms, "adtm")
+    right.set_yscale("symlog", linthresh=1e-3)
+    left.set_title("average rank")
+    right.set_title("ADTM")
+    left.legend(fontsize=6, ncols=2)
+    if title is not None:
+        fig.suptitle(title)
+    return fig
+
+
+def target_weight_plot(weights: pd.DataFrame, title: str | None = None) -> Figure:
+    """Mean target weight ``p^T`` (± one standard deviation over trials) against the trials.
+
+    ``weights`` is :func:`nmthpo.transfer.evaluation.weight_curve`'s frame (``method``,
+    ``step``, ``mean``, ``std``); methods without a target weight (all NaN) are skipped.
+    """
+    _need(weights, ("method", "step", "mean", "std"), "nmthpo.transfer.evaluation.weight_curve")
+    fig = Figure(figsize=(6.4, 3.6), layout="constrained")
+    ax = fig.subplots()
+    for method, g in weights.groupby("method", sort=False):
+        if not np.isfinite(g["mean"].to_numpy(dtype=float)).any():
+            continue
+        col, ls = _transfer_style(str(method))
+        ax.plot(g["step"], g["mean"], ls, color=col, lw=1.6, label=str(method))
+        ax.fill_between(g["step"], g["mean"] - g["std"], g["mean"] + g["std"], color=col,
+                        alpha=0.12)
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_xlabel("trials (target evaluations)")
+    ax.set_ylabel(TRANSFER_VALUE_LABELS["mean"])
+    ax.legend(fontsize=7)
+    if title is not None:
+        ax.set_title(title)
+    return fig
+
+
+def overhead_plot(overhead: pd.DataFrame, title: str | None = None) -> Figure:
+    """Mean cumulative optimisation overhead per trial (log scale), Figure 5(c)'s measure.
+
+    ``overhead`` is :func:`nmthpo.transfer.evaluation.overhead_curve`'s frame.
+    """
+    _need(overhead, ("method", "step", "cum_seconds"),
+          "nmthpo.transfer.evaluation.overhead_curve")
+    fig = Figure(figsize=(6.0, 3.6), layout="constrained")
+    ax = fig.subplots()
+    pos = overhead[overhead["cum_seconds"] > 0]
+    _transfer_panel(ax, pos, "cum_seconds")
+    ax.set_yscale("log")
+    ax.legend(fontsize=7, ncols=2)
+    if title is not None:
+        ax.set_title(title)
+    return fig
+
+
+# =============================================================================================
+# Chapter 6 -- Search-space scoring (Ariafar et al. 2022)
+# =============================================================================================
+def _domain_column(frame: pd.DataFrame) -> str:
+    if "task" in frame.columns:
+        return "task"
+    if "function" in frame.columns:
+        return "function"
+    raise ValueError("the frame has neither a 'task' nor a 'function' column")
+
+
+def _panels(n: int, ncols: int = 4, w: float = 3.4, h: float = 2.8) -> tuple[Figure, np.ndarray]:
+    nrows, ncols = _grid(n, ncols)
+    fig = Figure(figsize=(w * ncols, h * nrows), layout="constrained")
+    return fig, np.atleast_1d(fig.subplots(nrows, ncols, squeeze=False))
+
+
+def score_scatter(
+    frame: pd.DataFrame, budgets: Sequence[int], score: str = "mean-b-ei",
+    seed_size: int | None = None, repeat: int = 0,
+) -> Figure:
+    """Predicted against empirical score of every candidate space, one panel per budget.
+
+    ``frame`` is a :func:`nmthpo.scoring.table_experiment` or ``synthetic_experiment`` frame;
+    rows are the task/function, colour is the space's size (rows or volume fraction). One
+    (seed size, repeat): the smallest seed size unless ``seed_size`` is given.
+    """
+    dom = _domain_column(frame)
+    sub = frame[(frame["score"] == score) & (frame["repeat"] == repeat)]
+    n = int(sub["seed_size"].min()) if seed_size is None else seed_size
+    sub = sub[sub["seed_size"] == n]
+    names = list(dict.fromkeys(sub[dom]))
+    if sub.empty or not budgets:
+        raise ValueError("nothing to plot: no rows for that score, seed size and repeat")
+    size = "n_rows" if "n_rows" in sub.columns else "fraction"
+    fig = Figure(figsize=(2.9 * len(budgets), 2.7 * len(names)), layout="constrained")
+    axes = np.atleast_2d(fig.subplots(len(names), len(budgets), squeeze=False))
+    sc = None
+    for i, name in enumerate(names):
+        for j, b in enumerate(budgets):
+            ax = axes[i, j]
+            g = sub[(sub[dom] == name) & (sub["budget"] == b)]
+            sc = ax.scatter(g["empirical"], g["predicted"], c=g[size], s=14, cmap="viridis",
+                            edgecolor="none")
+            lo = float(min(g["empirical"].min(), g["predicted"].min()))
+            hi = float(max(g["empirical"].max(), g["predicted"].max()))
+            ax.plot([lo, hi], [lo, hi], color="#999999", lw=0.8, ls="--")
+            ax.set_title(f"{name}, n={n}, b={b}", fontsize=9)
+            ax.set_xlabel(f"empirical {score}", fontsize=8)
+            ax.set_ylabel(f"predicted {score}", fontsize=8)
+    if sc is not None:
+        fig.colorbar(sc, ax=axes, label="rows" if size == "n_rows" else "volume fraction",
+                     shrink=0.8)
+    return fig
+
+
+def faithfulness_curves(summary: pd.DataFrame, metrics: Sequence[str] = ("spearman",
+                                                                         "kendall_tau")) -> Figure:
+    """Rank correlation of predicted and empirical scores against the budget.
+
+    ``summary`` is :func:`nmthpo.scoring_results.faithfulness_summary`'s frame; one panel per
+    task/function, one colour per seed size, solid Spearman, dashed Kendall.
+    """
+    dom = _domain_column(summary)
+    names = list(dict.fromkeys(summary[dom]))
+    fig, axes = _panels(len(names))
+    styles = ["-", "--", ":"]
+    for ax, name in zip(axes.ravel(), names, strict=False):
+        g = summary[summary[dom] == name]
+        for k, (n, h) in enumerate(g.groupby("seed_size", sort=True)):
+            colour = f"C{k}"
+            for m, ls in zip(metrics, styles, strict=False):
+                ax.plot(h["budget"], h[m], ls, color=colour, lw=1.3,
+                        label=f"n={n}" if m == metrics[0] else None)
+        ax.axhline(0, color="#999999", lw=0.8)
+        ax.set_xscale("log")
+        ax.set_ylim(-1, 1)
+        ax.set_title(str(name))
+        ax.set_xlabel("budget b")
+        ax.set_ylabel(" / ".join(metrics))
+    axes.ravel()[0].legend(fontsize=7)
+    _hide_unused(axes, len(names))
+    return fig
+
+
+def preferred_size_plot(summary: pd.DataFrame) -> Figure:
+    """Size of the best space against the budget: predicted (solid) and empirical (dashed).
+
+    ``summary`` is :func:`nmthpo.scoring_results.preferred_summary`'s frame (means over
+    repeats); one panel per task/function, one colour per seed size.
+    """
+    dom = _domain_column(summary)
+    names = list(dict.fromkeys(summary[dom]))
+    fig, axes = _panels(len(names))
+    for ax, name in zip(axes.ravel(), names, strict=False):
+        g = summary[summary[dom] == name]
+        for k, (n, h) in enumerate(g.groupby("seed_size", sort=True)):
+            ax.plot(h["budget"], h["predicted_size"], "-", color=f"C{k}", label=f"n={n}")
+            ax.plot(h["budget"], h["empirical_size"], "--", color=f"C{k}")
+        ax.set_xscale("log")
+        ax.set_title(str(name))
+        ax.set_xlabel("budget b")
+        ax.set_ylabel("size of best space (rows)" if dom == "task" else "volume fraction")
+    axes.ravel()[0].legend(fontsize=7, title="— predicted, -- empirical", title_fontsize=7)
+    _hide_unused(axes, len(names))
+    return fig
+
+
+def calibration_plot(cal: pd.DataFrame) -> Figure:
+    """Mean predicted over mean empirical score against the budget (1 = calibrated).
+
+    ``cal`` is :func:`nmthpo.scoring.calibration`'s frame; one panel per task/function, one
+    colour per seed size, log scale.
+    """
+    dom = _domain_column(cal)
+    names = list(dict.fromkeys(cal[dom]))
+    fig, axes = _panels(len(names))
+    for ax, name in zip(axes.ravel(), names, strict=False):
+        g = cal[cal[dom] == name]
+        for k, (n, h) in enumerate(g.groupby("seed_size", sort=True)):
+            ax.plot(h["budget"], h["ratio"], color=f"C{k}", label=f"n={n}")
+        ax.axhline(1, color="#999999", lw=0.8, ls="--")
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_title(str(name))
+        ax.set_xlabel("budget b")
+        ax.set_ylabel("predicted / empirical")
+    axes.ravel()[0].legend(fontsize=7)
+    _hide_unused(axes, len(names))
+    return fig
+
+
+def comparison_plot(summary: pd.DataFrame, label_a: str, label_b: str) -> Figure:
+    """Expected best BLEU of two spaces against the budget, predicted and empirical.
+
+    ``summary`` is :func:`nmthpo.scoring_results.comparison_summary`'s frame.
+    """
+    fig = Figure(figsize=(5.4, 3.4), layout="constrained")
+    ax = fig.subplots()
+    for col, name, colour in (("a", label_a, "C0"), ("b", label_b, "C3")):
+        ax.plot(summary["budget"], summary[f"predicted_{col}"], "-", marker="o", ms=3,
+                color=colour, label=f"{name}, predicted")
+        ax.plot(summary["budget"], summary[f"empirical_{col}"], "--", marker="s", ms=3,
+                color=colour, label=f"{name}, empirical")
+    ax.set_xscale("log")
+    ax.set_xlabel("budget b")
+    ax.set_ylabel("expected best dev BLEU")
+    ax.legend(fontsize=7)
+    return fig

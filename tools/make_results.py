@@ -109,9 +109,19 @@ def scoring(trials: int, jobs: int) -> None:
     print(f"[scoring] chapter 6 frames: {time.perf_counter() - t0:7.1f} s", flush=True)
 
 
+def transfer(trials: int, jobs: int) -> None:
+    """Chapter 4: static (5 and 2 sources), dynamic, NMTLC and ablation grids (~25 min)."""
+    from nmthpo.transfer.chapter import compute_chapter4
+
+    t0 = time.perf_counter()
+    compute_chapter4(jobs=jobs)
+    print(f"[transfer] chapter 4 grids: {time.perf_counter() - t0:7.1f} s", flush=True)
+
+
 EXPERIMENTS: dict[str, Callable[[int, int], None]] = {
     "single": single, "ga": ga, "figure6": figure6, "graph_k": graph_k, "eif_text": eif_text,
     "pareto": pareto, "scoring": scoring,
+    "transfer": transfer,
 }
 
 

@@ -1,0 +1,164 @@
+"""Tests of nmthpo.transfer.chapter: the Chapter 4 grid, its read-back and its tables."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from nmthpo.tables import load_table
+from nmthpo.transfer import chapter, runner
+from nmthpo.transfer.chapter import (
+    CHAPTER_GRID,
+    ChapterSetting,
+    claims,
+    curve_fluctuation,
+    dynamic_table,
+    load_setting,
+    missing_runs,
+    paper_table1_shares,
+    rank_table,
+    setting_specs,
+    weight_summary,
+)
+
+
+def _frame(curves, target="zh-en", weights=None):
+    """curves: {method: [[bleu per step] per rep]} -> a tidy frame like the runner's."""
+    parts = []
+    for m, reps in curves.items():
+        for r, vals in enumerate(reps):
+            n = len(vals)
+            w = np.full(n, np.nan) if weights is None else np.asarray(weights[m][r], float)
+            parts.append(pd.DataFrame({"method": m, "target": target, "rep": r,
+                                       "step": np.arange(1, n + 1), "bleu": vals,
+                                       "target_weight": w, "seconds": np.ones(n)}))
+    return pd.concat(parts, ignore_index=True)
+
+
+@pytest.mark.parametrize("name", list(CHAPTER_GRID))
+def test_setting_specs_are_the_runners_specs(name, monkeypatch):
+    seen = []
+
+    def fake(specs, repeats, jobs, cache_dir, progress):
+        seen.extend(specs)
+        return [runner.TransferResult(s, _frame({s.method: [[1.0]]}, s.target)) for s in specs]
+
+    monkeypatch.setattr(runner, "run_specs", fake)
+    chapter._run(name, 1, None, 1, None, False)
+    assert [s.stem() for s in seen] == [s.stem() for s in setting_specs(name)]
+
+
+def test_grid_is_valid_and_shares_the_last_dynamic_task():
+    for name in CHAPTER_GRID:
+        for s in setting_specs(name):
+            s.validate()  # budget and n_source fit every table
+            assert s.budget == 50 and s.n_source == 50
+    static = {s.stem() for s in setting_specs("static5")}
+    dyn = setting_specs("dynamic")
+    assert len(dyn) == 5 * 4  # positions 2..6, four methods
+    assert {s.stem() for s in dyn if s.target == "so-en"} <= static
+    assert all(len(s.sources) == 2 for s in setting_specs("static2"))
+    assert [s.sources for s in setting_specs("nmtlc") if s.method == "rs"] == [
+        ("lc-finetune-fr-en",), ("lc-finetune-zh-en",)]
+    with pytest.raises(KeyError, match="valid"):
+        setting_specs("nope")
+
+
+def test_load_setting_refuses_to_compute_a_missing_cache(tmp_path):
+    assert len(missing_runs("ablation", cache_dir=tmp_path)) == 4 * 6
+    with pytest.raises(FileNotFoundError, match="compute_chapter4"):
+        load_setting("ablation", cache_dir=tmp_path)
+
+
+def test_compute_then_read_back(tmp_path, monkeypatch):
+    tiny = {"ablation": ChapterSetting("static", ("tst-ms", "pogpe-ms"), ("zh-en",), None, 2)}
+    monkeypatch.setattr(chapter, "CHAPTER_GRID", tiny)
+    chapter.compute_chapter4(jobs=1, repeats=1, cache_dir=tmp_path)
+    assert missing_runs("ablation", cache_dir=tmp_path) == []
+    with pytest.raises(FileNotFoundError, match="2 repetitions"):
+        load_setting("ablation", cache_dir=tmp_path)  # the setting's 2 > the 1 computed
+    back = load_setting("ablation", repeats=1, cache_dir=tmp_path)
+    fresh = load_setting("ablation", repeats=1, use_cache=False)
+    pd.testing.assert_frame_equal(back.drop(columns="seconds"), fresh.drop(columns="seconds"))
+    assert sorted(back["method"].unique()) == ["pogpe-ms", "tst-ms"]
+    assert back.groupby("method")["step"].max().tolist() == [50, 50]
+
+
+def test_rank_table_by_hand():
+    f = pd.concat([_frame({"a": [[5, 9]], "b": [[5, 7]], "c": [[4, 9]]}, "zh-en"),
+                   _frame({"a": [[1, 2]], "b": [[3, 3]], "c": [[1, 1]]}, "ru-en")])
+    t = rank_table(f, 2)
+    # zh-en step 2: 9, 7, 9 -> 1.5, 3, 1.5; ru-en: 2, 3, 1 -> 2, 1, 3
+    assert list(t.columns) == ["zh-en", "ru-en", "all"]
+    assert t.loc["a", "all"] == pytest.approx(1.75)
+    assert t.loc["b", "all"] == pytest.approx(2.0)
+    assert t.loc["c", "all"] == pytest.approx(2.25)
+    assert list(t.index) == ["a", "b", "c"]
+    d = rank_table(f, 1, "adtm")
+    hi, lo = load_table("zh-en").bleu.max(), load_table("zh-en").bleu.min()
+    assert d.loc["c", "zh-en"] == pytest.approx((hi - 4) / (hi - lo))
+    with pytest.raises(ValueError, match="step 7"):
+        rank_table(f, 7)
+
+
+def test_curve_fluctuation_is_total_variation():
+    c = pd.DataFrame({"method": ["a"] * 5 + ["b"] * 5, "step": list(range(1, 6)) * 2,
+                      "rank": [9, 3, 2, 1, 0, 9, 1, 3, 1, 3]})
+    fl = curve_fluctuation(c, start=2)
+    assert fl["a"] == pytest.approx(3.0)  # 3 -> 2 -> 1 -> 0
+    assert fl["b"] == pytest.approx(6.0)  # 1 -> 3 -> 1 -> 3
+
+
+def test_weight_summary_by_hand():
+    w = {"x": [[np.nan] * 3 + [0.2, 0.6, 0.4]], "y": [[np.nan] * 3 + [0.5] * 3]}
+    f = _frame({"x": [[1.0] * 6], "y": [[1.0] * 6]}, weights=w)
+    s = weight_summary(f, steps=(4, 6))
+    assert s.loc["x", "p_T@4"] == pytest.approx(0.2)
+    assert s.loc["x", "p_T@6"] == pytest.approx(0.4)
+    assert s.loc["x", "mean |dp|"] == pytest.approx(0.3)
+    assert s.loc["y", "mean |dp|"] == pytest.approx(0.0)
+
+
+def test_paper_table1_sums():
+    p = paper_table1_shares()
+    assert p.loc["transbo", "paper 1st/120"] == 55
+    assert p.loc["transbo", "paper 2nd/120"] == 34
+    # the abstract's 22.25 of 30 tasks is the mean of TransBO's top-2 counts
+    assert p.loc["transbo", "paper top2 share"] * 30 == pytest.approx(chapter.PAPER_TOP2_TRANSBO)
+
+
+def test_dynamic_table_counts_places():
+    f = pd.concat([_frame({"a": [[1, 9]], "b": [[1, 8]], "c": [[2, 3]]}, "zh-en"),
+                   _frame({"a": [[1, 2]], "b": [[3, 3]], "c": [[3, 3]]}, "ru-en")])
+    t = dynamic_table(f, steps=(1, 2))
+    # step 2: zh-en a 1st, b 2nd; ru-en b, c tie 1st, a 2nd
+    assert t.loc["a", "1st@2"] == 1 and t.loc["a", "2nd@2"] == 1
+    assert t.loc["b", "1st@2"] == 1 and t.loc["b", "2nd@2"] == 1
+    assert t.loc["c", "top2 share@2"] == pytest.approx(0.5)
+    assert np.isnan(t.loc["a", "paper top2 share"])
+
+
+def test_claims_on_synthetic_results():
+    rng = np.random.default_rng(0)
+    methods = ["rs", "igp", "pogpe", "tst", "rgpe", "transbo"]
+
+    def fake(ms, targets, n=20):
+        parts = []
+        for t in targets:
+            bleu = load_table(t).bleu
+            for m in ms:
+                reps = [list(rng.choice(bleu, n)) for _ in range(2)]
+                wt = {m: [np.r_[np.full(3, np.nan), np.linspace(0, 1, n - 3)]] * 2}
+                parts.append(_frame({m: reps}, t, wt))
+        return pd.concat(parts, ignore_index=True)
+
+    tg = ["zh-en", "ru-en"]
+    out = claims(fake(methods, tg), fake(methods, tg), fake(methods[2:], tg),
+                 fake(methods, ["lc-finetune-zh-en"]),
+                 fake(["transbo-ms", "pogpe-ms", "tst-ms", "rgpe-ms"], tg), step=10)
+    assert list(out.columns) == ["claim", "paper", "ours", "verdict"]
+    assert set(out["verdict"]) <= {"agrees", "differs"}
+    assert len(out) == 8
+    # weights rise linearly from 0 to 1 over steps 4..20: +0.4 from step 10 to 20 -> agrees
+    assert out.loc[7, "verdict"] == "agrees"
