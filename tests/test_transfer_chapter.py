@@ -118,6 +118,10 @@ def test_weight_summary_by_hand():
     assert s.loc["x", "p_T@6"] == pytest.approx(0.4)
     assert s.loc["x", "mean |dp|"] == pytest.approx(0.3)
     assert s.loc["y", "mean |dp|"] == pytest.approx(0.0)
+    w1 = {"x": [[np.nan, 1.0, 1.0], [np.nan, 0.5, 1.0]]}
+    s1 = weight_summary(_frame({"x": [[1.0] * 3] * 2}, weights=w1), steps=(2, 3))
+    assert s1.loc["x", "share p_T=1@2"] == pytest.approx(0.5)
+    assert s1.loc["x", "share p_T=1@3"] == pytest.approx(1.0)
 
 
 def test_paper_table1_sums():

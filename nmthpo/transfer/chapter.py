@@ -315,7 +315,8 @@ def curve_fluctuation(curves: pd.DataFrame, value: str = "rank", start: int = 4)
 
 
 def weight_summary(frame: pd.DataFrame, steps: Sequence[int] = (5, 10, 20, 50)) -> pd.DataFrame:
-    """Mean target weight ``p^T`` at ``steps`` per method, and its mean step-to-step change.
+    """Mean target weight ``p^T`` at ``steps`` per method, the share of trials whose weight is
+    1 there (the target model alone), and its mean step-to-step change.
 
     ``mean |dp|`` is the mean over trials of ``|p_{t+1} - p_t|`` (from step 4 on): how much a
     method's weight jumps between suggestions (the paper's RGPE "fluctuation").
@@ -323,6 +324,10 @@ def weight_summary(frame: pd.DataFrame, steps: Sequence[int] = (5, 10, 20, 50)) 
     w = weight_curve(frame)
     tab = w[w["step"].isin(steps)].pivot(index="method", columns="step", values="mean")
     tab.columns = [f"p_T@{s}" for s in tab.columns]
+    at = frame[frame["step"].isin(steps)]
+    one = (at["target_weight"] >= 1.0 - 1e-9).groupby([at["method"], at["step"]]).mean()
+    for s in sorted(set(steps) & set(at["step"])):
+        tab[f"share p_T=1@{s}"] = one.xs(s, level="step")
     f = frame[frame["step"] >= 4].sort_values(["method", "target", "rep", "step"])
     jumps = f.groupby(["method", "target", "rep"])["target_weight"].apply(
         lambda v: float(np.nanmean(np.abs(np.diff(v.to_numpy())))) if v.notna().sum() > 1
