@@ -83,6 +83,17 @@ class TableOptimizer:
         """Observed values in evaluation order: shape (t,) for BLEU, (t, 2) for Pareto."""
         return np.asarray(self.ys, dtype=float)
 
+    def remaining(self) -> np.ndarray:
+        """:attr:`candidates`, or a ``RuntimeError`` when every row has been evaluated."""
+        cand = self.candidates
+        if cand.size == 0:
+            raise RuntimeError("every row of the table has been evaluated")
+        return cand
+
+    def random_candidate(self) -> int:
+        """One unevaluated row drawn uniformly through ``self.rng`` (the cold-start choice)."""
+        return int(self.rng.choice(self.remaining()))
+
     def argmax_candidate(self, scores: np.ndarray) -> int:
         """Row of the candidate with the largest score; ties broken uniformly at random.
 
@@ -90,9 +101,7 @@ class TableOptimizer:
         Random tie-breaking (through ``self.rng``) avoids a bias towards low row ids, which
         matters on tables with many identical predictions (e.g. before any information).
         """
-        cand = self.candidates
-        if cand.size == 0:
-            raise RuntimeError("every row of the table has been evaluated")
+        cand = self.remaining()
         s = np.asarray(scores, dtype=float)[cand]
         s = np.where(np.isnan(s), -np.inf, s)
         top = np.flatnonzero(s == s.max())

@@ -142,11 +142,9 @@ class GPBO(TableOptimizer):
     # -- protocol -----------------------------------------------------------------------------
     def ask(self) -> int:
         """The unevaluated row with the largest expected improvement (random tie-break)."""
-        cand = self.candidates
-        if cand.size == 0:
-            raise RuntimeError("every row of the table has been evaluated")
+        cand = self.remaining()
         if not self.rows:
-            return int(self.rng.choice(cand))
+            return self.random_candidate()
         gp = self._commit()
         mean, var = gp.predict(self.X[cand])
         scores = np.full(self.n, -np.inf)

@@ -95,11 +95,9 @@ class GAOptimizer(TableOptimizer):
             self.fit[w] = f
 
     def ask(self) -> int:
-        cand = self.candidates
-        if cand.size == 0:
-            raise RuntimeError("every row of the table has been evaluated")
+        self.remaining()  # raises once every row has been evaluated
         if len(self.pop) < 2:
-            return int(self.rng.choice(cand))
+            return self.random_candidate()
         child = self.genes[self.pop[0]]
         for _ in range(self.max_tries):
             child = self.breed()

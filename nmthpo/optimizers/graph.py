@@ -134,8 +134,7 @@ class GraphSMBO(TableOptimizer):
         return expected_improvement(mean, std, float(np.max(self.ys)))
 
     def ask(self) -> int:
-        if self.candidates.size == 0:
-            raise RuntimeError("every row of the table has been evaluated")
+        self.remaining()  # raises once every row has been evaluated
         s = self.scores()
         s[self.observed] = np.nan
         return self.argmax_candidate(snap_ties(s, self.tie_rtol))

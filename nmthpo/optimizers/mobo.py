@@ -386,11 +386,9 @@ class ParetoSMBO(TableOptimizer):
 
     def ask(self) -> int:
         """The unevaluated row with the largest exact EHVI (random tie-break)."""
-        cand = self.candidates
-        if cand.size == 0:
-            raise RuntimeError("every row of the table has been evaluated")
+        self.remaining()  # raises once every row has been evaluated
         if not self.rows:
-            return int(self.rng.choice(cand))
+            return self.random_candidate()
         return self.argmax_candidate(self.scores())
 
     def predict_mean(self) -> np.ndarray:

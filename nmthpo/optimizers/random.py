@@ -25,7 +25,4 @@ class RandomSearch(TableOptimizer):
         super().__init__(X, rng, objective, **settings)
 
     def ask(self) -> int:
-        cand = self.candidates
-        if cand.size == 0:
-            raise RuntimeError("every row of the table has been evaluated")
-        return int(self.rng.choice(cand))
+        return self.random_candidate()
