@@ -3,7 +3,7 @@
 Measures, on sw-en (767 rows), the cost of one ``ParetoSMBO.ask`` split into the surrogate
 update (posterior of both objectives for every row) and the exact EHVI over all candidates,
 along a real trajectory; then runs a few real trials per task and method through
-``nmthpo.experiment.run(..., objective="pareto")`` and extrapolates to the grid of
+``nmthpo.engine.runner.run(..., objective="pareto")`` and extrapolates to the grid of
 5 methods x 6 tasks x 100 trials with 2 jobs (RS costs nothing measurable).
 
 Usage: ``python benchmarks/bench_ehvi.py [--trials 2]``. Takes a few minutes.
@@ -16,12 +16,12 @@ import time
 
 import numpy as np
 
-from nmthpo.ehvi import ehvi, nondominated_front, reference_from_observations
-from nmthpo.experiment import initial_rows, run
-from nmthpo.metrics import evaluate_sequences
-from nmthpo.multiobjective import budget_for
+from nmthpo.benchmark.tables import NMTHPO_TASKS, load_table
+from nmthpo.engine.metrics import evaluate_sequences
+from nmthpo.engine.runner import initial_rows, run
+from nmthpo.models.ehvi import ehvi, nondominated_front, reference_from_observations
 from nmthpo.optimizers import make_optimizer
-from nmthpo.tables import NMTHPO_TASKS, load_table
+from nmthpo.studies.multiobjective import budget_for
 
 
 def suggestion_times(method: str, task: str = "sw-en", steps: int = 300) -> dict[str, float]:

@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from nmthpo.acquisition import expected_improvement
+from nmthpo.models.acquisition import expected_improvement
 from nmthpo.optimizers.bo import GPBO
 
 TASK = "sw-en"
@@ -50,9 +50,10 @@ RESTART_EVERY = 10
 
 
 def load_sw_en() -> tuple[np.ndarray, np.ndarray]:
-    """Scaled configurations and dev BLEU of sw-en (via nmthpo.tables if it can load them)."""
+    """Scaled configurations and dev BLEU of sw-en (via nmthpo.benchmark.tables if it can load
+    them)."""
     try:
-        from nmthpo.tables import load_table
+        from nmthpo.benchmark.tables import load_table
 
         table = load_table(TASK)
         return np.asarray(table.encode("scaled"), dtype=float), np.asarray(table.bleu, float)

@@ -24,9 +24,9 @@ import time
 import numpy as np
 from threadpoolctl import threadpool_limits
 
+from nmthpo.benchmark.tables import NMTHPO_TASKS, load_table
+from nmthpo.models import graph as g
 from nmthpo.optimizers.graph import GraphSMBO, snap_ties
-from nmthpo.surrogates import graph as g
-from nmthpo.tables import NMTHPO_TASKS, load_table
 
 SMALL = ("zh-en", "ru-en", "ja-en", "en-ja")
 

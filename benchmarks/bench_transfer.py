@@ -2,7 +2,7 @@
 
 For every method and target, ``--reps`` real repetitions of the static leave-one-out setting
 (5 sources, ``N_S = 50``, ``N_T = --budget`` evaluations, 3 initial rows) are run through
-:func:`nmthpo.transfer.runner.run_transfer_trial` (BLAS limited to one thread, as in the
+:func:`nmthpo.engine.transfer_runner.run_transfer_trial` (BLAS limited to one thread, as in the
 runner). Reported per (method, target): mean milliseconds per suggestion (the optimiser's
 ``ask``) and seconds per repetition (wall time of the whole trial, source fitting included
 on first use -- the source GPs are cached per process, as in a real run).
@@ -24,10 +24,10 @@ import time
 import numpy as np
 import pandas as pd
 
-from nmthpo.tables import NMTHPO_TASKS
-from nmthpo.transfer.methods import STATIC_METHODS
-from nmthpo.transfer.runner import TransferSpec, default_sources, run_transfer_trial
-from nmthpo.transfer.sources import source_task
+from nmthpo.benchmark.tables import NMTHPO_TASKS
+from nmthpo.engine.transfer_runner import TransferSpec, default_sources, run_transfer_trial
+from nmthpo.optimizers.transfer.methods import STATIC_METHODS
+from nmthpo.optimizers.transfer.sources import source_task
 
 
 def main() -> None:

@@ -53,7 +53,7 @@ def _nonneg_float(text: str) -> float:
 
 # -- tasks ----------------------------------------------------------------------------------------
 def _cmd_tasks(args: argparse.Namespace) -> int:
-    from nmthpo.tables import TASKS, load_table
+    from nmthpo.benchmark.tables import TASKS, load_table
 
     rows = [load_table(t).summary() for t in TASKS]
     if args.json:
@@ -94,7 +94,7 @@ def _parse_settings(pairs: Sequence[str]) -> dict[str, object]:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    from nmthpo.experiment import run
+    from nmthpo.engine.runner import run
 
     res = run(
         args.method, args.task, trials=args.trials, seed=args.seed, objective=args.objective,
@@ -110,8 +110,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 # -- evaluate -------------------------------------------------------------------------------------
 def _cmd_evaluate(args: argparse.Namespace) -> int:
-    from nmthpo.metrics import evaluate_sequences, read_sequences, summarise
-    from nmthpo.tables import load_table
+    from nmthpo.benchmark.tables import load_table
+    from nmthpo.engine.metrics import evaluate_sequences, read_sequences, summarise
 
     table = load_table(args.task)
     seqs = read_sequences(args.sequences)

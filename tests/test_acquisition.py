@@ -1,11 +1,11 @@
-"""Tests of nmthpo.acquisition: EI and PI against hand values and Monte Carlo."""
+"""Tests of nmthpo.models.acquisition: EI and PI against hand values and Monte Carlo."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from nmthpo.acquisition import expected_improvement, probability_of_improvement
+from nmthpo.models.acquisition import expected_improvement, probability_of_improvement
 
 PHI0 = 0.3989422804014327  # standard normal density at 0
 PHI1 = 0.24197072451914337  # density at 1

@@ -7,9 +7,9 @@ import json
 
 import pytest
 
+from nmthpo.benchmark.tables import load_table
 from nmthpo.commands import score_spaces
 from nmthpo.commands.score_spaces import parse_budgets
-from nmthpo.tables import load_table
 
 
 def _has_data() -> bool:

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from nmthpo import data
-from nmthpo.data import DataError
+from nmthpo.data import DataError, nmtlc
+from nmthpo.data import store as data
 
 MIRROR = Path(
     os.environ.get(
@@ -132,7 +132,7 @@ def test_manifest_parser_rejects_bad_lines(text: str, match: str) -> None:
 def test_data_dir_default_and_env_override(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, no_env: None
 ) -> None:
-    repo = Path(data.__file__).resolve().parent.parent
+    repo = Path(data.__file__).resolve().parents[2]
     assert data.data_dir() == repo / "data" / "hpo_nmt"
     monkeypatch.setenv("NMTHPO_DATA", str(tmp_path / "elsewhere"))
     assert data.data_dir() == tmp_path / "elsewhere"
@@ -311,9 +311,9 @@ def test_load_nmtlc_tidy_frame(
     monkeypatch: pytest.MonkeyPatch, installed: Path, no_env: None
 ) -> None:
     monkeypatch.setenv("NMTHPO_DATA", str(installed))
-    df = data.load_nmtlc()
+    df = nmtlc.load_nmtlc()
     assert len(df) == 2483
-    assert list(df.columns) == list(data.NMTLC_COLUMNS)
+    assert list(df.columns) == list(nmtlc.NMTLC_COLUMNS)
     assert list(df.columns) == [
         "task", "dataset", "src", "trg", "basemodel",
         "dataset_size", "initial_lr", "model_size", "ff_num_hidden", "num_layers",
@@ -350,7 +350,7 @@ def test_load_nmtlc_tidy_frame(
     assert all(isinstance(c, list) for c in df.loc[~scratch, "bleu_curve"])
     # fact of the file: the optimum is the best point of the curve
     assert all(min(c) == o for c, o in zip(df.perplexity_curve, df.perplexity_optimal, strict=True))
-    assert data.nmtlc_task_names() == [
+    assert nmtlc.nmtlc_task_names() == [
         "lc-scratch-zh-en", "lc-scratch-ru-en", "lc-scratch-ja-en", "lc-scratch-en-ja",
         "lc-scratch-sw-en", "lc-scratch-so-en", "lc-finetune-zh-en", "lc-finetune-fr-en",
     ]  # fmt: skip
@@ -369,7 +369,7 @@ def test_malicious_nmtlc_pickle_refused_and_not_executed(tmp_path: Path) -> None
     bad = tmp_path / "nmtlc.pkl"
     bad.write_bytes(pickle.dumps([{"task": "scratch"}, _Payload(marker)], protocol=4))
     with pytest.raises(DataError, match=r"nmtlc\.pkl: unsafe.*refused global (posix|os)\.system"):
-        data.read_nmtlc(bad)
+        nmtlc.read_nmtlc(bad)
     assert not marker.exists()
 
 
@@ -377,10 +377,10 @@ def test_malformed_nmtlc_record_named(tmp_path: Path) -> None:
     bad = tmp_path / "nmtlc.pkl"
     bad.write_bytes(pickle.dumps([{"task": "scratch", "dataset_name": 3}], protocol=4))
     with pytest.raises(DataError, match=r"record 0: field 'dataset_name'"):
-        data.read_nmtlc(bad)
+        nmtlc.read_nmtlc(bad)
     bad.write_bytes(pickle.dumps({"not": "a list"}, protocol=4))
     with pytest.raises(DataError, match="expected a list of records"):
-        data.read_nmtlc(bad)
+        nmtlc.read_nmtlc(bad)
 
 
 def test_load_nmtlc_not_installed(
@@ -388,4 +388,4 @@ def test_load_nmtlc_not_installed(
 ) -> None:
     monkeypatch.setenv("NMTHPO_DATA", str(tmp_path / "absent"))
     with pytest.raises(DataError, match=r"not installed.*nmtlc\.pkl.*nmthpo data fetch"):
-        data.load_nmtlc()
+        nmtlc.load_nmtlc()

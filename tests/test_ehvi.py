@@ -4,7 +4,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nmthpo.ehvi import (
+from nmthpo.engine.metrics import hypervolume_curve
+from nmthpo.models.ehvi import (
     ehvi,
     ehvi_monte_carlo,
     hypervolume_2d,
@@ -14,7 +15,6 @@ from nmthpo.ehvi import (
     reference_from_observations,
     to_minimisation,
 )
-from nmthpo.metrics import hypervolume_curve
 
 PHI0 = 1.0 / np.sqrt(2.0 * np.pi)
 

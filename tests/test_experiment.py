@@ -2,10 +2,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from nmthpo import experiment
-from nmthpo.experiment import RunSpec, initial_rows, run, run_trial
-from nmthpo.metrics import evaluate_sequences, expected_rs_ftb
-from nmthpo.tables import load_table
+from nmthpo.benchmark.tables import load_table
+from nmthpo.engine import runner as experiment
+from nmthpo.engine.metrics import evaluate_sequences, expected_rs_ftb
+from nmthpo.engine.runner import RunSpec, initial_rows, run, run_trial
 
 
 def test_trial_depends_only_on_seed_and_index():

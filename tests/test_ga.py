@@ -1,4 +1,5 @@
-"""Tests for nmthpo.ga: operators, one GA iteration, the baseline's closed form, the study."""
+"""Tests for nmthpo.studies.genetic: operators, one GA iteration, the baseline's closed form, the
+study."""
 
 from __future__ import annotations
 
@@ -6,8 +7,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import nmthpo.ga as ga
-from nmthpo.ga import (
+import nmthpo.studies.genetic as ga
+from nmthpo.studies.genetic import (
     GARules,
     GeneSpace,
     baseline_counts,
@@ -77,7 +78,7 @@ def test_weakest_is_first_minimum():
 
 
 def test_gene_space_of_ja_en():
-    from nmthpo.tables import load_table
+    from nmthpo.benchmark.tables import load_table
 
     t = load_table("ja-en")
     sp = GeneSpace.from_table(t.configs, t.bleu)
@@ -175,7 +176,7 @@ def test_count_invalid_false_discards_missing_offspring():
 
 
 def test_ga_count_deterministic_for_a_seed():
-    from nmthpo.tables import load_table
+    from nmthpo.benchmark.tables import load_table
 
     t = load_table("ja-en")
     sp = GeneSpace.from_table(t.configs, t.bleu)

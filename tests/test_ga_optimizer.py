@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from nmthpo.benchmark.tables import load_table
 from nmthpo.optimizers.ga import GAOptimizer
-from nmthpo.tables import load_table
 
 
 def drive(opt: GAOptimizer, y: np.ndarray, init: list[int], steps: int) -> list[int]:
@@ -89,7 +89,7 @@ def test_bad_settings():
 
 
 def test_runner_integration():
-    from nmthpo.experiment import run
+    from nmthpo.engine.runner import run
 
     res = run("ga", "ja-en", trials=3, seed=0, progress=False)
     for seq in res.sequences:

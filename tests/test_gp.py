@@ -1,4 +1,4 @@
-"""Tests of nmthpo.surrogates.gp: kernels, exact posterior, likelihood, fitting, updates."""
+"""Tests of nmthpo.models.gp: kernels, exact posterior, likelihood, fitting, updates."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from sklearn.gaussian_process import GaussianProcessRegressor
 from sklearn.gaussian_process.kernels import RBF, ConstantKernel, Matern, WhiteKernel
 from threadpoolctl import threadpool_limits
 
-from nmthpo.surrogates.gp import GaussianProcess, get_kernel, matern52, rbf, scaled_sqdist
+from nmthpo.models.gp import GaussianProcess, get_kernel, matern52, rbf, scaled_sqdist
 
 KERNEL_NAMES = ("matern52", "rbf")
 

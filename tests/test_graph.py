@@ -1,4 +1,4 @@
-"""Tests of nmthpo.surrogates.graph (Zhang & Duh 2020, Section 5.3, Eqs. 4-8)."""
+"""Tests of nmthpo.models.graph (Zhang & Duh 2020, Section 5.3, Eqs. 4-8)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from scipy.optimize import minimize
 
+from nmthpo.models import graph as g
 from nmthpo.optimizers.graph import snap_ties
-from nmthpo.surrogates import graph as g
 
 
 def chain(weights: list[float]) -> np.ndarray:
@@ -231,7 +231,7 @@ def test_fast_eif_equals_naive_on_random_graphs(seed: int, mode: str) -> None:
 @pytest.mark.parametrize("task", ["zh-en", "ja-en"])
 @pytest.mark.parametrize("mode", ["text", "gbopt"])
 def test_fast_eif_equals_naive_on_small_tables(task: str, mode: str) -> None:
-    from nmthpo.tables import load_table
+    from nmthpo.benchmark.tables import load_table
 
     table = load_table(task)
     X, y = table.encode("scaled"), table.bleu

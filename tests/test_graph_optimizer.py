@@ -61,7 +61,7 @@ def test_predict_mean_returns_labels_on_labelled_rows() -> None:
 
 @pytest.mark.parametrize("mode", ["text", "gbopt"])
 def test_naive_and_fast_make_identical_choices_on_zh_en(mode: str) -> None:
-    from nmthpo.tables import load_table
+    from nmthpo.benchmark.tables import load_table
 
     table = load_table("zh-en")
     X, y = table.encode("scaled"), table.bleu
@@ -72,7 +72,7 @@ def test_naive_and_fast_make_identical_choices_on_zh_en(mode: str) -> None:
 
 
 def test_paper_k_on_zh_en() -> None:
-    from nmthpo.tables import load_table
+    from nmthpo.benchmark.tables import load_table
 
     opt = GraphSMBO(load_table("zh-en").encode("scaled"), np.random.default_rng(0))
     assert opt.k == 13  # mean degree 17.3, closest to 118 / 7 = 16.9

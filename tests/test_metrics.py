@@ -3,9 +3,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nmthpo import metrics as M
+from nmthpo.benchmark.tables import load_table
 from nmthpo.data import installed_path
-from nmthpo.tables import load_table
+from nmthpo.engine import metrics as M
 
 
 @pytest.fixture(scope="module")
@@ -137,7 +137,7 @@ def test_property_runtimes(values, rnd):
 @given(st.lists(st.tuples(finite, finite), min_size=1, max_size=25),
        st.randoms(use_true_random=False))
 def test_property_hypervolume_monotone_and_front_only(points, rnd):
-    from nmthpo.tables import pareto_mask
+    from nmthpo.benchmark.tables import pareto_mask
 
     arr = np.array(points, dtype=float)
     bleu, time = arr[:, 0], arr[:, 1]

@@ -1,13 +1,13 @@
 import numpy as np
 import pytest
 
-from nmthpo.ehvi import ehvi, nondominated_front
-from nmthpo.experiment import run
-from nmthpo.metrics import fta
+from nmthpo.benchmark.tables import load_table
+from nmthpo.engine.metrics import fta
+from nmthpo.engine.runner import run
+from nmthpo.models.ehvi import ehvi, nondominated_front
+from nmthpo.models.gp import GaussianProcess
 from nmthpo.optimizers import make_optimizer
 from nmthpo.optimizers.mobo import ParetoSMBO, RowGP, refit_checkpoints
-from nmthpo.surrogates.gp import GaussianProcess
-from nmthpo.tables import load_table
 
 
 def _toy(n=40, seed=0):

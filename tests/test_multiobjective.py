@@ -2,9 +2,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from nmthpo import multiobjective as mo
-from nmthpo.metrics import hypervolume, hypervolume_curve, reference_point
-from nmthpo.tables import NMTHPO_TASKS, load_table
+from nmthpo.benchmark.tables import NMTHPO_TASKS, load_table
+from nmthpo.engine.metrics import hypervolume, hypervolume_curve, reference_point
+from nmthpo.studies import multiobjective as mo
 
 
 def _frame(seqs):

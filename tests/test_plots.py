@@ -8,7 +8,7 @@ import pytest
 from matplotlib.figure import Figure
 
 from nmthpo import plots
-from nmthpo.tables import LookupTable
+from nmthpo.benchmark.tables import LookupTable
 
 
 def _table(task: str = "toy", n: int = 12) -> LookupTable:

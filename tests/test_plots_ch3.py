@@ -7,9 +7,9 @@ import pandas as pd
 import pytest
 from matplotlib.figure import Figure
 
-from nmthpo import multiobjective as mo
 from nmthpo import plots
-from nmthpo.tables import load_table
+from nmthpo.benchmark.tables import load_table
+from nmthpo.studies import multiobjective as mo
 
 
 def _frame(seqs: list[np.ndarray]) -> pd.DataFrame:

@@ -7,7 +7,8 @@ import pandas as pd
 import pytest
 from matplotlib.figure import Figure
 
-from nmthpo import ga, plots
+from nmthpo import plots
+from nmthpo.studies import genetic as ga
 
 
 def _close(data: object, expected: object) -> None:

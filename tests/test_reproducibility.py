@@ -1,6 +1,6 @@
 from pathlib import Path
 
-from nmthpo import reproducibility as R
+from nmthpo.studies import reproducibility as R
 
 CHAPTERS = Path(__file__).resolve().parents[1] / "book" / "chapters"
 

@@ -6,9 +6,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from nmthpo.experiment import cached_runs, run_trial
+from nmthpo.engine.replay import replay_agreement
+from nmthpo.engine.runner import cached_runs, initial_rows, run_trial
+from nmthpo.optimizers.registry import METHODS
 
 RESULTS = Path(__file__).resolve().parents[1] / "results"
+#: Least share of teacher-forced steps at which a GP-based method must propose the cached
+#: row (its runs agree 0.60-1.00 across CPU models; another algorithm agrees at chance level).
+REPLAY_FLOOR = 0.5
+
 RUNS = [(d.name, spec, pq) for d in sorted(RESULTS.glob("*")) if d.is_dir()
         for spec, pq in cached_runs(d)]
 
@@ -32,7 +38,40 @@ def test_cached_trials_recompute_identically(exp, spec, path):
                        replace=False)
     for t in picks:
         g = frame[frame["trial"] == t]
+        rows = g["row"].to_numpy()
+        n = int(spec.n_init)
+        if not METHODS[spec.method].exact_across_cpus:
+            # GP-based: bit-identical only on the CPU model that wrote the cache (see
+            # nmthpo.engine.replay); check the code by teacher-forced replay instead.
+            from nmthpo.benchmark.tables import load_table
+
+            init = initial_rows(load_table(spec.task).n_rows, n, spec.seed, int(t))
+            np.testing.assert_array_equal(rows[:n], init, err_msg=f"initial rows, trial {t}")
+            agree, steps = replay_agreement(spec.method, spec.task, rows, spec.seed, int(t),
+                                            spec.objective, n, spec.encoding,
+                                            dict(spec.settings))
+            assert steps == 0 or agree / steps >= REPLAY_FLOOR, (
+                f"trial {t}: the code proposes the cached row at only {agree} of {steps} steps")
+            continue
         fresh = run_trial(spec, int(t))
-        np.testing.assert_array_equal(g["row"].to_numpy(), fresh["row"], err_msg=f"trial {t}")
+        np.testing.assert_array_equal(rows, fresh["row"], err_msg=f"trial {t}")
         if "mse" in g:
-            np.testing.assert_allclose(g["mse"].to_numpy(), fresh["mse"], rtol=1e-9)
+            # The surrogate MSE is a by-product (Figure 6), not a decision: OpenBLAS picks its
+            # kernels by CPU (DYNAMIC_ARCH), and on another CPU model the last digits of a GP
+            # fit move (seen: 3e-7 relative on an AMD EPYC against the machine that wrote the
+            # cache) while every chosen row stays identical. The rows above are compared
+            # exactly; the MSE to 1e-5, far below the 2 decimals the book prints.
+            np.testing.assert_allclose(g["mse"].to_numpy(), fresh["mse"], rtol=1e-5)
+
+
+@pytest.mark.skipif(not any(s.method == "bo-ei-m" for _, s, _ in RUNS),
+                    reason="no cached GP-BO run yet")
+def test_replay_floor_rejects_another_algorithm():
+    """The replay check can fail: random search replaying a GP-BO trial agrees at chance."""
+    import pandas as pd
+
+    exp, spec, path = next(r for r in RUNS if r[1].method == "bo-ei-m" and r[1].task == "so-en")
+    rows = pd.read_parquet(path).query("trial == 0")["row"].to_numpy()
+    agree, steps = replay_agreement("rs", spec.task, rows, spec.seed, 0, spec.objective,
+                                    spec.n_init, spec.encoding)
+    assert steps > 20 and agree / steps < REPLAY_FLOOR

@@ -1,4 +1,4 @@
-"""Tests for nmthpo.safe_pickle: only plain builtin data is admitted, nothing executes."""
+"""Tests for nmthpo.data.safe_pickle: only plain builtin data is admitted, nothing executes."""
 
 from __future__ import annotations
 
@@ -10,7 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from nmthpo.safe_pickle import RestrictedUnpickler, UnsafePickleError, check_opcodes, safe_loads
+from nmthpo.data.safe_pickle import (
+    RestrictedUnpickler,
+    UnsafePickleError,
+    check_opcodes,
+    safe_loads,
+)
 
 
 class _Payload:

@@ -1,4 +1,5 @@
-"""Tests for nmthpo.scoring: exact empirical scores, Monte-Carlo scores, faithfulness."""
+"""Tests for nmthpo.studies.space_scores: exact empirical scores, Monte-Carlo scores,
+faithfulness."""
 
 from __future__ import annotations
 
@@ -8,8 +9,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from nmthpo.acquisition import expected_improvement
-from nmthpo.scoring import (
+from nmthpo.benchmark.subspaces import parse_spaces
+from nmthpo.benchmark.tables import LookupTable
+from nmthpo.models.acquisition import expected_improvement
+from nmthpo.models.gp import GaussianProcess
+from nmthpo.studies.space_scores import (
     ALL_SCORES,
     check_budgets,
     empirical_scores,
@@ -26,9 +30,6 @@ from nmthpo.scoring import (
     scores_from_joint_draws,
     search_in_rows,
 )
-from nmthpo.subspaces import parse_spaces
-from nmthpo.surrogates.gp import GaussianProcess
-from nmthpo.tables import LookupTable
 
 
 # -- exact empirical scores ----------------------------------------------------------------------

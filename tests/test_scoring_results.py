@@ -1,4 +1,5 @@
-"""Tests for nmthpo.scoring_results: the Chapter 6 cache cannot drift, summaries, verdicts."""
+"""Tests for nmthpo.studies.scoring_results: the Chapter 6 cache cannot drift, summaries,
+verdicts."""
 
 from __future__ import annotations
 
@@ -8,8 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from nmthpo.scoring import synthetic_experiment, table_experiment
-from nmthpo.scoring_results import (
+from nmthpo.studies.scoring_results import (
     Chapter6Params,
     cache_entries,
     cached_frame,
@@ -21,6 +21,7 @@ from nmthpo.scoring_results import (
     preferred_summary,
     selection_summary,
 )
+from nmthpo.studies.space_scores import synthetic_experiment, table_experiment
 
 TINY = Chapter6Params.from_values(
     functions="branin", boxes_per_fraction=1, fractions="[0.5, 1.0]",
@@ -121,7 +122,10 @@ def test_published_table_entry_recomputes_identically() -> None:
                                                        "repeats")}
     fresh = table_experiment(params["task"], params["spaces"], seed_sizes=(n,), repeats=1, **q)
     old = frame[(frame["seed_size"] == n) & (frame["repeat"] == 0)].reset_index(drop=True)
-    pd.testing.assert_frame_equal(old, fresh, check_exact=True)
+    # Scores are floating-point sums over posterior draws of an ML-II GP fit: across CPU
+    # models (OpenBLAS and NumPy kernels chosen by CPU) the last digits move (seen: 2e-5
+    # relative); the book prints 2-3 decimals. Integer and label columns compare exactly.
+    pd.testing.assert_frame_equal(old, fresh, check_exact=False, rtol=1e-4, atol=1e-6)
 
 
 @pytest.mark.slow
@@ -134,12 +138,16 @@ def test_published_synthetic_entry_recomputes_identically() -> None:
     q = {k: v for k, v in params.items() if k not in ("function", "seed_sizes", "repeats")}
     fresh = synthetic_experiment(params["function"], seed_sizes=(n,), repeats=1, **q)
     old = frame[(frame["seed_size"] == n) & (frame["repeat"] == 0)].reset_index(drop=True)
-    np.testing.assert_array_equal(old["predicted"].to_numpy(), fresh["predicted"].to_numpy())
-    pd.testing.assert_frame_equal(old, fresh, check_exact=True)
+    # Scores are floating-point sums over posterior draws of an ML-II GP fit: across CPU
+    # models (OpenBLAS and NumPy kernels chosen by CPU) the last digits move (seen: 2e-5
+    # relative); the book prints 2-3 decimals. Integer and label columns compare exactly.
+    np.testing.assert_allclose(old["predicted"].to_numpy(), fresh["predicted"].to_numpy(),
+                               rtol=1e-4, atol=1e-6)
+    pd.testing.assert_frame_equal(old, fresh, check_exact=False, rtol=1e-4, atol=1e-6)
 
 
 def test_prune_and_seed_size_summaries() -> None:
-    from nmthpo.scoring_results import prune_summary, seed_size_summary
+    from nmthpo.studies.scoring_results import prune_summary, seed_size_summary
 
     rows = []
     for r in range(2):

@@ -2,8 +2,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from nmthpo.experiment import run
-from nmthpo.single_objective import (
+from nmthpo.benchmark.tables import load_table
+from nmthpo.engine.runner import run
+from nmthpo.studies.single_objective import (
     anytime_curves,
     average_rank,
     benchmark_report,
@@ -18,7 +19,6 @@ from nmthpo.single_objective import (
     table3,
     tolerance_for,
 )
-from nmthpo.tables import load_table
 
 
 def _frame(seqs):

@@ -2,15 +2,15 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from nmthpo.data import installed_path
-from nmthpo.space import (
+from nmthpo.benchmark.space import (
     HYPERPARAMETERS,
     SHARED_SCALES,
     search_space,
     shared_encoding,
     upstream_scaling,
 )
-from nmthpo.tables import NMTHPO_TASKS, load_table
+from nmthpo.benchmark.tables import NMTHPO_TASKS, load_table
+from nmthpo.data import installed_path
 
 
 @pytest.mark.parametrize("task", NMTHPO_TASKS)

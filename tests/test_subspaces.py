@@ -1,4 +1,5 @@
-"""Tests for nmthpo.subspaces: SPEC parsing, labels, enumeration and sampling of sub-grids."""
+"""Tests for nmthpo.benchmark.subspaces: SPEC parsing, labels, enumeration and sampling of
+sub-grids."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from nmthpo.subspaces import (
+from nmthpo.benchmark.subspaces import (
     SubGrid,
     grid_values,
     parse_space,

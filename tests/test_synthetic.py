@@ -1,12 +1,11 @@
-"""Tests for nmthpo.synthetic: Branin, Hartmann-6, random sub-boxes, dense samples."""
+"""Tests for nmthpo.benchmark.synthetic: Branin, Hartmann-6, random sub-boxes, dense samples."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from nmthpo.scoring import synthetic_experiment
-from nmthpo.synthetic import (
+from nmthpo.benchmark.synthetic import (
     BRANIN,
     HARTMANN6,
     Box,
@@ -17,6 +16,7 @@ from nmthpo.synthetic import (
     random_box,
     random_boxes,
 )
+from nmthpo.studies.space_scores import synthetic_experiment
 
 
 def test_branin_minimisers_give_the_known_maximum():

@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from nmthpo.tables import (
+from nmthpo.benchmark.tables import (
     METRICS,
     NMTHPO_TASKS,
     NMTLC_TASKS,

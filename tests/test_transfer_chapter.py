@@ -1,4 +1,4 @@
-"""Tests of nmthpo.transfer.chapter: the Chapter 4 grid, its read-back and its tables."""
+"""Tests of nmthpo.studies.transfer: the Chapter 4 grid, its read-back and its tables."""
 
 from __future__ import annotations
 
@@ -6,9 +6,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from nmthpo.tables import load_table
-from nmthpo.transfer import chapter, runner
-from nmthpo.transfer.chapter import (
+from nmthpo.benchmark.tables import load_table
+from nmthpo.engine import transfer_runner as runner
+from nmthpo.studies import transfer as chapter
+from nmthpo.studies.transfer import (
     CHAPTER_GRID,
     ChapterSetting,
     claims,

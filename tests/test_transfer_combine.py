@@ -1,9 +1,10 @@
-"""Tests of nmthpo.transfer.combine against hand-computed values (Li et al. 2022, Eqs. 2-8)."""
+"""Tests of nmthpo.optimizers.transfer.combine against hand-computed values (Li et al. 2022, Eqs.
+2-8)."""
 
 import numpy as np
 import pytest
 
-from nmthpo.transfer.combine import (
+from nmthpo.optimizers.transfer.combine import (
     cv_folds,
     cv_target_weight,
     linear_combination,

@@ -1,11 +1,11 @@
-"""Tests of nmthpo.transfer.evaluation by hand (Li et al. 2022, Section 5.1, Eq. 9, Table 1)."""
+"""Tests of nmthpo.engine.ranks by hand (Li et al. 2022, Section 5.1, Eq. 9, Table 1)."""
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from nmthpo.tables import load_table
-from nmthpo.transfer.evaluation import (
+from nmthpo.benchmark.tables import load_table
+from nmthpo.engine.ranks import (
     adtm,
     average_rank,
     best_so_far,

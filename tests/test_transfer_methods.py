@@ -1,12 +1,13 @@
-"""Tests of nmthpo.transfer.methods, sources and metafeatures (Li et al. 2022, Sections 4-5)."""
+"""Tests of nmthpo.optimizers.transfer.methods, sources and metafeatures (Li et al. 2022, Sections
+4-5)."""
 
 import numpy as np
 import pytest
 
-from nmthpo.tables import load_table
-from nmthpo.transfer.metafeatures import metafeature_distance, metafeatures
-from nmthpo.transfer.methods import TRANSFER_METHODS, make_transfer_optimizer
-from nmthpo.transfer.sources import check_sources, source_task, source_tasks
+from nmthpo.benchmark.metafeatures import metafeature_distance, metafeatures
+from nmthpo.benchmark.tables import load_table
+from nmthpo.optimizers.transfer.methods import TRANSFER_METHODS, make_transfer_optimizer
+from nmthpo.optimizers.transfer.sources import check_sources, source_task, source_tasks
 
 SMALL = dict(n_source=12, seed=0, repetition=0)
 

@@ -1,4 +1,4 @@
-"""Tests of nmthpo.transfer.runner and the ``nmthpo transfer`` command."""
+"""Tests of nmthpo.engine.transfer_runner and the ``nmthpo transfer`` command."""
 
 import argparse
 
@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from nmthpo.commands import transfer as transfer_cmd
-from nmthpo.transfer.runner import (
+from nmthpo.engine.transfer_runner import (
     TransferSpec,
     default_sources,
     dynamic_experiment,

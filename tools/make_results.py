@@ -1,6 +1,6 @@
 """Recompute the cached experiments the book reads (``make results``).
 
-Every experiment is a grid of :func:`nmthpo.experiment.run` calls whose results land in a
+Every experiment is a grid of :func:`nmthpo.engine.runner.run` calls whose results land in a
 subdirectory of ``results/``; runs already cached are read back, interrupted ones resume.
 ``--only`` picks experiments, ``--trials`` shrinks them (a smoke test of the pipeline).
 
@@ -31,7 +31,7 @@ def _record_time(name: str, key: str, seconds: float) -> None:
 
 
 def _grid(name: str, methods, tasks, trials: int, jobs: int, **kw) -> None:
-    from nmthpo.experiment import RunSpec, run
+    from nmthpo.engine.runner import RunSpec, run
 
     cache = RESULTS / name
     for task in tasks:
@@ -50,15 +50,15 @@ def _grid(name: str, methods, tasks, trials: int, jobs: int, **kw) -> None:
 
 def single(trials: int, jobs: int) -> None:
     """Table 3: 7 methods x 6 tasks x 100 trials until the first argmax row (ftb target)."""
-    from nmthpo.single_objective import METHODS
-    from nmthpo.tables import NMTHPO_TASKS
+    from nmthpo.benchmark.tables import NMTHPO_TASKS
+    from nmthpo.studies.single_objective import METHODS
 
     _grid("single", METHODS, NMTHPO_TASKS, trials, jobs, seed=0, record_mse=True)
 
 
 def figure6(trials: int, jobs: int) -> None:
     """Figure 6: ja-en, every method, 100 evaluations per trial (no early stop), surrogate MSE."""
-    from nmthpo.single_objective import METHODS
+    from nmthpo.studies.single_objective import METHODS
 
     _grid("figure6", METHODS, ["ja-en"], trials, jobs, seed=0, budget=100, stop="none",
           record_mse=True)
@@ -66,7 +66,7 @@ def figure6(trials: int, jobs: int) -> None:
 
 def graph_k(trials: int, jobs: int) -> None:
     """How graph-based SMBO moves with k (footnote 12): small tables, 30 trials per k."""
-    from nmthpo.single_objective import GRAPH_K_VALUES
+    from nmthpo.studies.single_objective import GRAPH_K_VALUES
 
     for k in GRAPH_K_VALUES:
         _grid("graph_k", ["gb-ei-m", "gb-eif-m"], ["zh-en", "ru-en", "ja-en", "en-ja"],
@@ -76,8 +76,8 @@ def graph_k(trials: int, jobs: int) -> None:
 def ga(trials: int, jobs: int) -> None:
     """The GA as an ask/tell optimiser, in Table 3's protocol (same cache as ``single``), and
     the Chapter 5 tables: counting rules tried (about a minute) and variants (minutes)."""
-    from nmthpo import ga as ga_study
-    from nmthpo.tables import NMTHPO_TASKS
+    from nmthpo.benchmark.tables import NMTHPO_TASKS
+    from nmthpo.studies import genetic as ga_study
 
     _grid("single", ["ga"], NMTHPO_TASKS, trials, jobs, seed=0, record_mse=True)
     for kind, kw in (("rules", {}), ("variants", {"with_se": True})):
@@ -94,7 +94,7 @@ def eif_text(trials: int, jobs: int) -> None:
 
 def pareto(trials: int, jobs: int) -> None:
     """Table 4: 5 methods x 6 tasks x 100 trials until the whole Pareto set is found."""
-    from nmthpo.tables import NMTHPO_TASKS
+    from nmthpo.benchmark.tables import NMTHPO_TASKS
 
     _grid("pareto", ["rs", "bo-m", "bo-r", "gb-m", "gb-r"], NMTHPO_TASKS, trials, jobs,
           seed=0, objective="pareto")
@@ -102,7 +102,7 @@ def pareto(trials: int, jobs: int) -> None:
 
 def scoring(trials: int, jobs: int) -> None:
     """Chapter 6: search-space scores on synthetic functions and two tables (about 10 min)."""
-    from nmthpo.scoring_results import chapter6_results
+    from nmthpo.studies.scoring_results import chapter6_results
 
     t0 = time.perf_counter()
     chapter6_results()
@@ -111,7 +111,7 @@ def scoring(trials: int, jobs: int) -> None:
 
 def transfer(trials: int, jobs: int) -> None:
     """Chapter 4: static (5 and 2 sources), dynamic, NMTLC and ablation grids (~25 min)."""
-    from nmthpo.transfer.chapter import compute_chapter4
+    from nmthpo.studies.transfer import compute_chapter4
 
     t0 = time.perf_counter()
     compute_chapter4(jobs=jobs)

@@ -46,10 +46,10 @@ import numpy as np
 # ------------------------------------------------------------------------------------------------
 def export(target: str, sources: list[str], budget: int, seed: int, out: Path) -> None:
     """Run one TransBO trial and save everything the OpenBox side needs."""
-    from nmthpo.tables import load_table
-    from nmthpo.transfer.combine import simplex_weights
-    from nmthpo.transfer.methods import TransBO
-    from nmthpo.transfer.sources import source_tasks
+    from nmthpo.benchmark.tables import load_table
+    from nmthpo.optimizers.transfer.combine import simplex_weights
+    from nmthpo.optimizers.transfer.methods import TransBO
+    from nmthpo.optimizers.transfer.sources import source_tasks
 
     table = load_table(target)
     X, bleu = table.encode("shared"), table.bleu
@@ -77,7 +77,7 @@ def export(target: str, sources: list[str], budget: int, seed: int, out: Path) -
         after = opt.rng.bit_generator.state
         opt.rng.bit_generator.state = state  # replay the fold split to record the CV matrix
         if rows.size >= opt.cv_min:
-            from nmthpo.transfer.combine import cv_folds
+            from nmthpo.optimizers.transfer.combine import cv_folds
 
             folds = cv_folds(rows.size, opt.n_cv, opt.rng)
             A = opt.S_mean[:, rows].T
@@ -107,7 +107,7 @@ def export(target: str, sources: list[str], budget: int, seed: int, out: Path) -
 
 def compare(ours: Path, theirs: Path) -> int:
     """Print the agreement of the two sides; exit status 1 if the solver check fails."""
-    from nmthpo.transfer.combine import cv_target_weight
+    from nmthpo.optimizers.transfer.combine import cv_target_weight
 
     a, b = np.load(ours), np.load(theirs)
     dw = np.nanmax(np.abs(a["w_ours"] - b["w_solver"]), axis=1)

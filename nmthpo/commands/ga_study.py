@@ -49,7 +49,7 @@ def register(subparsers: Any) -> None:
 
 def run_command(args: argparse.Namespace) -> int:
     """Run the study for the parsed arguments and print it; return the exit status."""
-    from nmthpo.ga import ga_study
+    from nmthpo.studies.genetic import ga_study
 
     sizes = list(args.init_pop)
     if any(m < 1 for m in sizes):
@@ -68,7 +68,7 @@ def run_command(args: argparse.Namespace) -> int:
 
 def format_study(study: Any, args: argparse.Namespace) -> str:
     """Plain-text Tables 2-4 with standard errors and the paper's values."""
-    from nmthpo.ga import PAPER_BASELINE, PAPER_DIFFERENCE, PAPER_GA
+    from nmthpo.studies.genetic import PAPER_BASELINE, PAPER_DIFFERENCE, PAPER_GA
 
     lines = [f"Ganapathy (2020) on {args.task}: individuals added until BLEU >= {args.target} "
              f"(initial population included), {args.iterations} iterations x {args.trials} "

@@ -6,8 +6,9 @@ Usage::
         [--budgets 1,2,5,10,20,50] [--score mean-b-ei] [--seed 0] [--json]
 
 Draws ``--seed-size`` random rows of the table as seed data, fits the GP on them, and prints,
-for every candidate space (SPEC syntax in :mod:`nmthpo.subspaces`; default ``default`` =
-``full,single,random:50``) and budget, the predicted score (:mod:`nmthpo.scoring`, Monte Carlo)
+for every candidate space (SPEC syntax in :mod:`nmthpo.benchmark.subspaces`; default ``default`` =
+``full,single,random:50``) and budget, the predicted score (:mod:`nmthpo.studies.space_scores`,
+Monte Carlo)
 next to the exact empirical score (batches with replacement, as the prediction), then the
 rank correlations per budget and the preferred space per budget.
 """
@@ -21,9 +22,9 @@ from typing import Any
 
 import pandas as pd
 
-from nmthpo.scoring import SCORES, check_budgets, faithfulness_table, table_experiment
-from nmthpo.subspaces import DEFAULT_SPEC
-from nmthpo.tables import check_task
+from nmthpo.benchmark.subspaces import DEFAULT_SPEC
+from nmthpo.benchmark.tables import check_task
+from nmthpo.studies.space_scores import SCORES, check_budgets, faithfulness_table, table_experiment
 
 
 def parse_budgets(text: str) -> list[int]:

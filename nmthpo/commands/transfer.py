@@ -31,8 +31,8 @@ _nonneg_int = _int_at_least(0)
 
 
 def _cmd_transfer(args: argparse.Namespace) -> int:
-    from nmthpo.transfer.methods import check_method
-    from nmthpo.transfer.runner import run_transfer
+    from nmthpo.engine.transfer_runner import run_transfer
+    from nmthpo.optimizers.transfer.methods import check_method
 
     check_method(args.method)
     sources = None

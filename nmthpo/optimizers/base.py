@@ -3,7 +3,7 @@
 An optimiser searches the finite set of rows of one lookup table *without replacement*.
 It is constructed with the encoded configurations of all rows (an ``(n, d)`` array), an
 explicit :class:`numpy.random.Generator` and its own keyword settings. The runner
-(:mod:`nmthpo.experiment`) owns the loop, the budget and the log; the optimiser only
+(:mod:`nmthpo.engine.runner`) owns the loop, the budget and the log; the optimiser only
 
 * ``ask()``: proposes the index of one row it has not been told about yet;
 * ``tell(row, y)``: learns the observed objective value(s) of a row.

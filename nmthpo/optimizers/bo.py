@@ -1,9 +1,10 @@
 """GP-based Bayesian optimisation over a table's rows (Zhang & Duh 2020, Sections 5.1-5.2).
 
 Registered as ``bo-ei-m`` (Matérn-5/2 ARD kernel) and ``bo-ei-r`` (RBF ARD kernel). Each
-``ask`` conditions an exact GP (:class:`nmthpo.surrogates.gp.GaussianProcess`) on the BLEU of the
+``ask`` conditions an exact GP (:class:`nmthpo.models.gp.GaussianProcess`) on the BLEU of the
 rows evaluated so far, scores every unevaluated row by expected improvement (Eq. 3, written for
-maximisation, :func:`nmthpo.acquisition.expected_improvement`) and returns the argmax, ties broken
+maximisation, :func:`nmthpo.models.acquisition.expected_improvement`) and returns the argmax, ties
+broken
 uniformly at random. The search is over the finite grid, without replacement (Section 6).
 
 Choices the paper leaves open (it used the George library and states none of these):
@@ -31,9 +32,9 @@ from typing import Any
 
 import numpy as np
 
-from nmthpo.acquisition import expected_improvement
+from nmthpo.models.acquisition import expected_improvement
+from nmthpo.models.gp import KERNELS, GaussianProcess
 from nmthpo.optimizers.base import TableOptimizer
-from nmthpo.surrogates.gp import KERNELS, GaussianProcess
 
 
 class GPBO(TableOptimizer):

@@ -1,6 +1,7 @@
 """The steady-state genetic algorithm of Ganapathy (2020) as an ask/tell table optimiser.
 
-The study version (:mod:`nmthpo.ga`) lets the GA breed chromosomes that are not in the table
+The study version (:mod:`nmthpo.studies.genetic`) lets the GA breed chromosomes that are not in the
+table
 and counts them; an optimiser of the shared protocol must instead propose an *unevaluated row*.
 This class keeps the paper's operators (Sections 3.3-3.5) and adapts them:
 

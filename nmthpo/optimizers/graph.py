@@ -1,7 +1,7 @@
 """Graph-based SMBO, GB-EI and GB-EIF (Zhang & Duh 2020, Section 5.3 and Section 6).
 
 The surrogate is harmonic label propagation on a kNN graph over all rows of the table
-(:mod:`nmthpo.surrogates.graph`, Eqs. 4-7). Two acquisition functions:
+(:mod:`nmthpo.models.graph`, Eqs. 4-7). Two acquisition functions:
 
 * ``"ei"``: expected improvement (Eq. 3) with the posterior mean and standard deviation of the
   finite-set GP ``K = (2 beta (Delta + I / sigma^2))^{-1}`` (footnotes 13 and 16);
@@ -9,7 +9,7 @@ The surrogate is harmonic label propagation on a kNN graph over all rows of the 
   identity (``eif_method="fast"``, default) or by re-solving label propagation for every
   candidate (``"naive"``, the reference; identical choices, far slower). ``eif_mode`` picks
   the reading: ``"text"`` (the paper's wording) or ``"gbopt"`` (the authors' public code), see
-  :mod:`nmthpo.surrogates.graph`.
+  :mod:`nmthpo.models.graph`.
 
 The graph depends only on ``X`` and is built once at construction; the inverse of the
 unlabelled Laplacian block is downdated in O(u^2) per ``tell``.
@@ -26,9 +26,9 @@ from typing import Any
 
 import numpy as np
 
-from nmthpo.acquisition import expected_improvement
+from nmthpo.models.acquisition import expected_improvement
+from nmthpo.models.graph import GraphSurrogate, build_graph
 from nmthpo.optimizers.base import TableOptimizer
-from nmthpo.surrogates.graph import GraphSurrogate, build_graph
 
 KERNELS = ("matern52", "rbf")
 ACQUISITIONS = ("ei", "eif")

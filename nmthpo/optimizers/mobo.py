@@ -5,7 +5,7 @@ observations, (4) fit one surrogate per objective, (5) select the unevaluated ro
 infill criterion, (6) evaluate it. Registered as ``bo-m`` / ``bo-r`` (exact GPs, Matérn-5/2 /
 RBF ARD kernels) and ``gb-m`` / ``gb-r`` (graph-based surrogates on a Matérn / RBF kNN graph).
 The criterion is the exact two-objective expected hypervolume improvement of
-:func:`nmthpo.ehvi.ehvi` (Emmerich et al. 2011), evaluated for *every* unevaluated row.
+:func:`nmthpo.models.ehvi.ehvi` (Emmerich et al. 2011), evaluated for *every* unevaluated row.
 
 Choices the paper leaves open, and ours:
 
@@ -22,11 +22,11 @@ Choices the paper leaves open, and ours:
   function, no observation noise: a table lookup is deterministic) enter the closed form.
 * Reference point: the optimiser knows only what it was told, so the reference point is the
   nadir of the *observed* points plus ``ref_margin`` (default 10 %) of their observed range in
-  each objective (:func:`nmthpo.ehvi.reference_from_observations`), recomputed at every step.
+  each objective (:func:`nmthpo.models.ehvi.reference_from_observations`), recomputed at every step.
   It is strictly worse than every observation, so every observed front point and every
   candidate that could extend the front at either end has positive volume.
 * GP surrogates (``surrogate="gp"``): :class:`RowGP` per objective. Hyperparameters by type-II
-  maximum likelihood (:class:`nmthpo.surrogates.gp.GaussianProcess`, targets standardised) at
+  maximum likelihood (:class:`nmthpo.models.gp.GaussianProcess`, targets standardised) at
   *checkpoints* ``n = 3, 4, ...`` growing geometrically by ``refit_growth`` (default 20 %:
   3, 4, 5, 6, 8, 10, 12, 15, 18, 22, ...) up to ``refit_until`` observations (default 200),
   each warm-started from the previous optimum, with ``restarts`` random restarts at the first
@@ -34,11 +34,11 @@ Choices the paper leaves open, and ours:
   Between checkpoints (and after ``refit_until``) the posterior is conditioned exactly on every
   new observation with the hyperparameters kept, in O(t N) per step for all N rows.
 * Graph surrogates (``surrogate="graph"``): one kNN graph over all rows
-  (:func:`nmthpo.surrogates.graph.build_graph`, paper's k rule and median length scale unless
+  (:func:`nmthpo.models.graph.build_graph`, paper's k rule and median length scale unless
   given) and the finite-set GP view of label propagation (footnotes 13, 16) for each objective:
   BLEU and (log) time share the graph and the inverse ``G`` of the unlabelled Laplacian block,
   which is downdated in O(u^2) per observation
-  (:class:`nmthpo.surrogates.graph.GraphSurrogate`, :func:`~nmthpo.surrogates.graph.grf_posterior`).
+  (:class:`nmthpo.models.graph.GraphSurrogate`, :func:`~nmthpo.models.graph.grf_posterior`).
 * Ties (e.g. identical EHVI) are broken uniformly at random through the optimiser's generator;
   before any observation the row is drawn uniformly at random.
 """
@@ -50,10 +50,10 @@ from typing import Any
 import numpy as np
 from scipy.linalg import LinAlgError, cholesky, solve_triangular
 
-from nmthpo.ehvi import ehvi, nondominated_front, reference_from_observations
+from nmthpo.models.ehvi import ehvi, nondominated_front, reference_from_observations
+from nmthpo.models.gp import KERNELS, GaussianProcess, get_kernel
+from nmthpo.models.graph import GraphSurrogate, build_graph, grf_posterior
 from nmthpo.optimizers.base import TableOptimizer
-from nmthpo.surrogates.gp import KERNELS, GaussianProcess, get_kernel
-from nmthpo.surrogates.graph import GraphSurrogate, build_graph, grf_posterior
 
 __all__ = ["SURROGATES", "ParetoSMBO", "RowGP", "refit_checkpoints"]
 

@@ -31,15 +31,22 @@ class MethodSpec:
     settings: dict[str, Any] = field(default_factory=dict)
     objectives: tuple[str, ...] = ("bleu",)
     description: str = ""
+    #: False for methods whose choices hinge on floating-point optimisation (GP
+    #: hyperparameters by ML-II): OpenBLAS and NumPy pick their kernels by CPU model, so on
+    #: another CPU such a method may take another path from some step on (rows stay identical
+    #: on the CPU model that wrote a cache). See :mod:`nmthpo.engine.replay`.
+    exact_across_cpus: bool = True
 
 
 METHODS: dict[str, MethodSpec] = {
     "rs": MethodSpec("nmthpo.optimizers.random", "RandomSearch", {}, ("bleu", "pareto"),
                      "random search without replacement"),
     "bo-ei-m": MethodSpec("nmthpo.optimizers.bo", "GPBO", {"kernel": "matern52"}, ("bleu",),
-                          "GP-BO, Matern-5/2 ARD kernel, expected improvement"),
+                          "GP-BO, Matern-5/2 ARD kernel, expected improvement",
+                          exact_across_cpus=False),
     "bo-ei-r": MethodSpec("nmthpo.optimizers.bo", "GPBO", {"kernel": "rbf"}, ("bleu",),
-                          "GP-BO, RBF ARD kernel, expected improvement"),
+                          "GP-BO, RBF ARD kernel, expected improvement",
+                          exact_across_cpus=False),
     "gb-ei-m": MethodSpec("nmthpo.optimizers.graph", "GraphSMBO",
                           {"kernel": "matern52", "acquisition": "ei"}, ("bleu",),
                           "graph-based SMBO, Matern kernel graph, expected improvement"),
@@ -60,10 +67,12 @@ METHODS: dict[str, MethodSpec] = {
                                 "the paper's text for the binarised labels"),
     "bo-m": MethodSpec("nmthpo.optimizers.mobo", "ParetoSMBO",
                        {"surrogate": "gp", "kernel": "matern52"}, ("pareto",),
-                       "multiobjective SMBO, GP surrogates (Matern-5/2), EHVI"),
+                       "multiobjective SMBO, GP surrogates (Matern-5/2), EHVI",
+                       exact_across_cpus=False),
     "bo-r": MethodSpec("nmthpo.optimizers.mobo", "ParetoSMBO",
                        {"surrogate": "gp", "kernel": "rbf"}, ("pareto",),
-                       "multiobjective SMBO, GP surrogates (RBF), EHVI"),
+                       "multiobjective SMBO, GP surrogates (RBF), EHVI",
+                       exact_across_cpus=False),
     "gb-m": MethodSpec("nmthpo.optimizers.mobo", "ParetoSMBO",
                        {"surrogate": "graph", "kernel": "matern52"}, ("pareto",),
                        "multiobjective SMBO, graph surrogates (Matern graph), EHVI"),

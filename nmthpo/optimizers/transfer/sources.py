@@ -8,14 +8,15 @@ Choices the paper leaves open:
 
 * the N_S rows of a source are drawn uniformly without replacement from its lookup table by
   ``default_rng([seed, repetition, 2, task_code])`` (``task_code`` = the task's index in
-  :data:`nmthpo.tables.TASKS`): independent of the target and of the method, so every method
+  :data:`nmthpo.benchmark.tables.TASKS`): independent of the target and of the method, so every
+  method
   of a repetition sees the same source data (common random numbers), and a task keeps its
   sample whichever other sources accompany it;
 * targets are standardised with the sample mean and standard deviation (ddof 0);
-* ``M^i`` is a :class:`nmthpo.surrogates.gp.GaussianProcess` (Matérn-5/2 ARD by default),
+* ``M^i`` is a :class:`nmthpo.models.gp.GaussianProcess` (Matérn-5/2 ARD by default),
   hyperparameters by maximum likelihood with 2 random restarts drawn from
   ``default_rng([seed, repetition, 3, task_code])``;
-* configurations are in the cross-task ``"shared"`` encoding of :mod:`nmthpo.space` (the
+* configurations are in the cross-task ``"shared"`` encoding of :mod:`nmthpo.benchmark.space` (the
   NMTLC tasks have their own shared 5-column encoding); sources and target must share it.
 
 Fitted sources are cached per process (:func:`source_task`), so the methods of one repetition
@@ -30,8 +31,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from nmthpo.surrogates.gp import GaussianProcess
-from nmthpo.tables import NMTHPO_TASKS, NMTLC_TASKS, TASKS, check_task, load_table
+from nmthpo.benchmark.tables import NMTHPO_TASKS, NMTLC_TASKS, TASKS, check_task, load_table
+from nmthpo.models.gp import GaussianProcess
 
 __all__ = ["SourceTask", "check_sources", "source_task", "source_tasks", "task_family"]
 

@@ -1,8 +1,9 @@
 """Chapter 6's experiments (Ariafar et al. 2022): cached frames, summaries and verdicts.
 
-The experiments of :mod:`nmthpo.scoring` take minutes at the published parameters, too long to
+The experiments of :mod:`nmthpo.studies.space_scores` take minutes at the published parameters, too
+long to
 run inside the chapter. :func:`chapter6_results` computes every frame the chapter shows and
-stores it as Parquet under ``nmthpo.experiment.results_dir() / "scoring"``, keyed by the
+stores it as Parquet under ``nmthpo.engine.runner.results_dir() / "scoring"``, keyed by the
 parameters that determine it (a second call with the same parameters reads the files back).
 :func:`claims` sets each of the paper's claims beside our measurement with a verdict computed
 by code.
@@ -12,11 +13,12 @@ experiment, one selection budget, the space comparison), ``<kind>__<label>__<has
 with a sidecar ``.params.txt`` holding the JSON of the parameters (``hash`` is the first 16
 hex digits of its SHA-256). The sidecar is written first and the Parquet file last, both
 through a temporary file renamed into place, so an entry exists only once complete. The
-sidecar is not called ``.json`` because :func:`nmthpo.experiment.cached_runs` reads every
+sidecar is not called ``.json`` because :func:`nmthpo.engine.runner.cached_runs` reads every
 ``*.json`` of a results directory as a run specification.
 
 Every part's rows for one (seed size, repeat) (or one trial) depend only on the seed and that
-pair (the generators of :mod:`nmthpo.scoring` are ``default_rng([seed, 0, n, r])``), so a
+pair (the generators of :mod:`nmthpo.studies.space_scores` are ``default_rng([seed, 0, n, r])``),
+so a
 slice of an entry can be recomputed alone; ``tests/test_scoring_results.py`` does that to keep
 the cache from drifting from the code.
 """
@@ -37,8 +39,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from nmthpo.experiment import results_dir
-from nmthpo.scoring import (
+from nmthpo.engine.runner import results_dir
+from nmthpo.studies.space_scores import (
     ALL_SCORES,
     calibration,
     compare_spaces,
@@ -106,7 +108,7 @@ class Chapter6Params:
     ``synthetic_repeats`` seed draws each, budgets ``1..max_budget``,
     ``synthetic_batches``/``synthetic_samples`` Monte-Carlo batches and posterior draws.
 
-    NMT part: ``tasks``, candidate ``spaces`` (SPEC of :mod:`nmthpo.subspaces`),
+    NMT part: ``tasks``, candidate ``spaces`` (SPEC of :mod:`nmthpo.benchmark.subspaces`),
     ``table_seed_sizes`` random seed rows, ``table_repeats``, ``table_budgets``,
     ``table_batches``/``table_samples``.
 
@@ -115,7 +117,8 @@ class Chapter6Params:
     trials and ``select_seed_size`` seed rows; ``compare_task``: ``space_a`` vs ``space_b`` at
     ``compare_budgets`` from ``compare_seed_size`` seed rows, ``compare_repeats`` repeats.
 
-    ``score`` is the score the chapter discusses (any of :data:`nmthpo.scoring.ALL_SCORES`),
+    ``score`` is the score the chapter discusses (any of
+    :data:`nmthpo.studies.space_scores.ALL_SCORES`),
     ``seed`` the root seed of everything.
     """
 
@@ -325,10 +328,12 @@ def chapter6_results(
     Returns
     -------
     dict
-        ``"synthetic"`` (:func:`nmthpo.scoring.synthetic_experiment` of every function,
-        concatenated), ``"table"`` (:func:`nmthpo.scoring.table_experiment` of every task),
-        ``"select"`` (:func:`nmthpo.scoring.select_and_search` per budget, with a ``budget``
-        column) and ``"compare"`` (:func:`nmthpo.scoring.compare_spaces`).
+        ``"synthetic"`` (:func:`nmthpo.studies.space_scores.synthetic_experiment` of every function,
+        concatenated), ``"table"`` (:func:`nmthpo.studies.space_scores.table_experiment` of every
+        task),
+        ``"select"`` (:func:`nmthpo.studies.space_scores.select_and_search` per budget, with a
+        ``budget``
+        column) and ``"compare"`` (:func:`nmthpo.studies.space_scores.compare_spaces`).
     """
     p = params or Chapter6Params()
     where = (Path(cache_dir) if cache_dir is not None else results_dir() / CACHE_SUBDIR) \
@@ -360,7 +365,8 @@ def faithfulness_summary(
 ) -> pd.DataFrame:
     """Mean Kendall tau, Spearman rho, top-1 hit rate and regret over repeats.
 
-    Per (task or function, seed size, budget) of :func:`nmthpo.scoring.faithfulness_table`;
+    Per (task or function, seed size, budget) of
+    :func:`nmthpo.studies.space_scores.faithfulness_table`;
     a repeat whose correlation is undefined (constant scores) is left out of that mean and
     counted in ``n_undefined``.
     """
@@ -406,7 +412,7 @@ def seed_size_summary(summary: pd.DataFrame) -> pd.DataFrame:
 def prune_summary(
     frame: pd.DataFrame, budget: int, score: str = "mean-b-ei", fraction: float = 0.5
 ) -> pd.DataFrame:
-    """:func:`nmthpo.scoring.prune_spaces` averaged over repeats per (task, seed size).
+    """:func:`nmthpo.studies.space_scores.prune_spaces` averaged over repeats per (task, seed size).
 
     ``best_kept`` becomes the share of repeats in which an empirical-best space survives;
     ``precision`` the mean share of pruned spaces in the empirical bottom ``fraction``.
@@ -421,7 +427,8 @@ def prune_summary(
 
 
 def selection_summary(frame: pd.DataFrame) -> pd.DataFrame:
-    """Select-then-search (:func:`nmthpo.scoring.select_and_search`) per budget and method.
+    """Select-then-search (:func:`nmthpo.studies.space_scores.select_and_search`) per budget and
+    method.
 
     Mean best BLEU of the search (``best``) and including the seed data (``final``) inside the
     selected space and in the full space; ``selected_wins``/``full_wins`` count trials where
@@ -442,7 +449,7 @@ def selection_summary(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def comparison_summary(frame: pd.DataFrame) -> pd.DataFrame:
-    """``space_a`` vs ``space_b`` (:func:`nmthpo.scoring.compare_spaces`) per budget.
+    """``space_a`` vs ``space_b`` (:func:`nmthpo.studies.space_scores.compare_spaces`) per budget.
 
     Means over repeats of the predicted and empirical (with replacement) expected best BLEU of
     both spaces, the share of repeats predicting A better, and the share agreeing with the

@@ -13,7 +13,8 @@ Dask cluster through joblib's ``dask`` backend): they are bit-identical.
 
 A run stops a trial when (a) ``stop="target"`` and the oracle target is reached -- for BLEU the
 *first argmax row* has been evaluated, which implies the best value was reached as well, so both
-tie conventions of :mod:`nmthpo.metrics` can be scored; for Pareto, all Pareto-optimal rows are
+tie conventions of :mod:`nmthpo.engine.metrics` can be scored; for Pareto, all Pareto-optimal rows
+are
 found -- or (b) ``budget`` evaluations (initial rows included) were made, or (c) the table is
 exhausted.
 
@@ -38,9 +39,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from nmthpo.metrics import write_sequences
+from nmthpo.benchmark.tables import check_task, load_table
+from nmthpo.engine.metrics import write_sequences
 from nmthpo.optimizers.registry import get_spec, make_optimizer
-from nmthpo.tables import check_task, load_table
 
 #: Bump when a change to the runner would change results, to invalidate old caches.
 CACHE_VERSION = 1
@@ -52,7 +53,7 @@ def results_dir() -> Path:
     The book's chapters read their cached experiments from here (see ``make results``).
     """
     env = os.environ.get("NMTHPO_RESULTS")
-    return Path(env) if env else Path(__file__).resolve().parent.parent / "results"
+    return Path(env) if env else Path(__file__).resolve().parents[2] / "results"
 
 
 @dataclass(frozen=True)
@@ -281,7 +282,7 @@ def run(
     Parameters
     ----------
     method, task : str
-        Registered names (:data:`nmthpo.optimizers.METHODS`, :data:`nmthpo.tables.TASKS`).
+        Registered names (:data:`nmthpo.optimizers.METHODS`, :data:`nmthpo.benchmark.tables.TASKS`).
     trials : int
         Number of repeated trials (the paper: 100).
     seed : int
@@ -378,7 +379,7 @@ def load_run(spec: RunSpec, cache_dir: str | Path, trials: int | None = None) ->
     if not path.exists():
         raise FileNotFoundError(
             f"no cached run {path.name} in {cache_dir}; compute it with `make results` "
-            f"(or nmthpo.experiment.run(..., cache_dir=...))"
+            f"(or nmthpo.engine.runner.run(..., cache_dir=...))"
         )
     frame = pd.read_parquet(path)
     if trials is not None:

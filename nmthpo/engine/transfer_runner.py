@@ -9,8 +9,8 @@ evaluations"), and a trial always runs to its budget (no oracle stop: the metric
 A repetition ``r`` of a :class:`TransferSpec` depends only on (spec, r):
 
 * initial rows: ``default_rng([seed, r, 0])`` -- the same for every method, so methods are
-  compared on common random numbers (as :mod:`nmthpo.experiment` does);
-* source samples and source GPs: :func:`nmthpo.transfer.sources.source_task` with
+  compared on common random numbers (as :mod:`nmthpo.engine.runner` does);
+* source samples and source GPs: :func:`nmthpo.optimizers.transfer.sources.source_task` with
   ``(seed, r)`` -- the same for every method and target;
 * the optimiser's generator: ``default_rng([seed, r, 1])``.
 
@@ -38,11 +38,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from nmthpo.experiment import _atomic_npz, _atomic_parquet, _atomic_text
-from nmthpo.metrics import write_sequences
-from nmthpo.tables import NMTHPO_TASKS, NMTLC_TASKS, TASKS, check_task, load_table
-from nmthpo.transfer.methods import check_method, make_transfer_optimizer
-from nmthpo.transfer.sources import check_sources, source_tasks, task_family
+from nmthpo.benchmark.tables import NMTHPO_TASKS, NMTLC_TASKS, TASKS, check_task, load_table
+from nmthpo.engine.metrics import write_sequences
+from nmthpo.engine.runner import _atomic_npz, _atomic_parquet, _atomic_text
+from nmthpo.optimizers.transfer.methods import check_method, make_transfer_optimizer
+from nmthpo.optimizers.transfer.sources import check_sources, source_tasks, task_family
 
 __all__ = [
     "TransferResult",
@@ -89,7 +89,7 @@ class TransferSpec:
     Attributes
     ----------
     method : str
-        A name of :data:`nmthpo.transfer.methods.TRANSFER_METHODS`.
+        A name of :data:`nmthpo.optimizers.transfer.methods.TRANSFER_METHODS`.
     target : str
     sources : tuple of str
         Source tasks, in order (SGPR stacks them in this order).

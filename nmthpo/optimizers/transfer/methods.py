@@ -2,8 +2,8 @@
 
 Every method follows the ask/tell protocol of :class:`nmthpo.optimizers.base.TableOptimizer`
 over the *target* table's rows (the shared encoding), is given the fitted source tasks
-(:mod:`nmthpo.transfer.sources`) and scores every unevaluated row by expected improvement
-(:func:`nmthpo.acquisition.expected_improvement`, maximisation) under its surrogate. The
+(:mod:`nmthpo.optimizers.transfer.sources`) and scores every unevaluated row by expected improvement
+(:func:`nmthpo.models.acquisition.expected_improvement`, maximisation) under its surrogate. The
 table's finite rows replace Algorithm 1's "sample a large number of configurations" (line 6).
 
 Common choices (the paper leaves them open):
@@ -36,10 +36,11 @@ from typing import Any
 import numpy as np
 from scipy.linalg import LinAlgError, cho_factor, cho_solve
 
-from nmthpo.acquisition import expected_improvement
+from nmthpo.benchmark.metafeatures import metafeature_distance, metafeatures
+from nmthpo.models.acquisition import expected_improvement
+from nmthpo.models.gp import KERNELS, GaussianProcess, get_kernel
 from nmthpo.optimizers.base import TableOptimizer
-from nmthpo.surrogates.gp import KERNELS, GaussianProcess, get_kernel
-from nmthpo.transfer.combine import (
+from nmthpo.optimizers.transfer.combine import (
     cv_folds,
     cv_target_weight,
     linear_combination,
@@ -47,8 +48,7 @@ from nmthpo.transfer.combine import (
     product_of_experts,
     simplex_weights,
 )
-from nmthpo.transfer.metafeatures import metafeature_distance, metafeatures
-from nmthpo.transfer.sources import SourceTask
+from nmthpo.optimizers.transfer.sources import SourceTask
 
 __all__ = [
     "IGP",
@@ -222,7 +222,8 @@ class TransBO(TransferOptimizer):
     """TransBO, the two-phase framework (Section 4, Algorithm 1).
 
     Phase 1: ``M^S = sum_i w_i M^i`` with ``w`` on the simplex minimising the ranking loss
-    (Eq. 3) on all target observations (Eq. 4, :func:`~nmthpo.transfer.combine.simplex_weights`).
+    (Eq. 3) on all target observations (Eq. 4,
+    :func:`~nmthpo.optimizers.transfer.combine.simplex_weights`).
     Phase 2: ``M^TL = p^S M^S + p^T M^T`` with ``p`` from ``n_cv``-fold cross-validation
     (Eqs. 6-8): each fold's partial source surrogate ``M^S_{-i}`` re-learns ``w`` on the other
     folds and the partial target surrogate ``M^T_{-i}`` is conditioned on them. Line 4:
@@ -236,7 +237,7 @@ class TransBO(TransferOptimizer):
     folds, warm-started from the full target GP's (``cv_refit=True``; ``False`` only
     conditions with the full GP's hyperparameters, which leaks the held-out points into the
     hyperparameters but is cheaper); folds are a fresh random balanced split at every step
-    (:func:`~nmthpo.transfer.combine.cv_folds`).
+    (:func:`~nmthpo.optimizers.transfer.combine.cv_folds`).
 
     Parameters
     ----------
@@ -296,7 +297,7 @@ class POGPE(TransferOptimizer):
 
     The target expert has weight ``target_weight`` (0.5, the constant Li et al. report in
     Section 5.4) and the sources share the rest equally; the experts are combined by the
-    generalised product of experts (:func:`~nmthpo.transfer.combine.product_of_experts`).
+    generalised product of experts (:func:`~nmthpo.optimizers.transfer.combine.product_of_experts`).
     """
 
     supports_source_only = True
@@ -334,7 +335,7 @@ class TST(TransferOptimizer):
     ``variant="r"`` (TST-R): ``d_i`` is the fraction of discordant pairs -- ordered target
     pairs ``y_j < y_k`` with ``M^i(x_j) >= M^i(x_k)`` (1 if there is no ordered pair).
     ``variant="m"`` (TST-M): ``d_i`` is the scaled meta-feature distance of
-    :mod:`nmthpo.transfer.metafeatures` (target features from the rows observed so far).
+    :mod:`nmthpo.benchmark.metafeatures` (target features from the rows observed so far).
     The combination is linear in means and in variances with squared weights (Section 4.2's
     rule, used for every ensemble here; Wistuba et al. use the target's variance).
     """

@@ -2,7 +2,7 @@
 
 * :func:`table1`, :func:`table2` -- the search space and the oracle best model of every task,
   generated from the data and set beside the paper's values (:data:`PAPER_TABLE1`,
-  :data:`PAPER_BEST_CONFIGS`, :data:`nmthpo.tables.PAPER_TABLE2`).
+  :data:`PAPER_BEST_CONFIGS`, :data:`nmthpo.benchmark.tables.PAPER_TABLE2`).
 * :func:`metric_summary`, :func:`metric_correlations` -- the other recorded metrics and their
   Spearman correlation with BLEU and with decoding time.
 * :func:`spearman_matrix` -- Figure 4: rank correlation of BLEU between two tasks over the
@@ -32,8 +32,8 @@ from scipy import stats
 if TYPE_CHECKING:
     import optuna
 
-from nmthpo.space import DISPLAY_NAMES, HYPERPARAMETERS, search_space
-from nmthpo.tables import NMTHPO_TASKS, PAPER_TABLE2, LookupTable, load_table
+from nmthpo.benchmark.space import DISPLAY_NAMES, HYPERPARAMETERS, search_space
+from nmthpo.benchmark.tables import NMTHPO_TASKS, PAPER_TABLE2, LookupTable, load_table
 
 #: The best configuration of every task as printed in the paper's Table 2 (bpe, #layers,
 #: #embed, #hidden, #att heads, init lr), transcribed from the paper.
@@ -382,7 +382,7 @@ def fanova_importances(
     Returns
     -------
     Series
-        Index: hyperparameter names (:data:`nmthpo.space.HYPERPARAMETERS` order); values:
+        Index: hyperparameter names (:data:`nmthpo.benchmark.space.HYPERPARAMETERS` order); values:
         fraction of variance.
     """
     import optuna
@@ -443,7 +443,7 @@ def grid_fanova(
     -------
     Series
         Index: ``"bpe"`` for singles, ``"embed x lr"`` for pairs (order of
-        :data:`~nmthpo.space.HYPERPARAMETERS`); values: fraction of variance.
+        :data:`~nmthpo.benchmark.space.HYPERPARAMETERS`); values: fraction of variance.
     """
     from sklearn.ensemble import RandomForestRegressor
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from nmthpo.tables import load_table
+from nmthpo.benchmark.tables import load_table
 
 __all__ = ["METAFEATURES", "metafeature_distance", "metafeatures"]
 

@@ -1,7 +1,8 @@
 """The experiment grid of the book's Chapter 4 (Li et al. 2022) and the tables built from it.
 
 One place defines every run the chapter reads (:data:`CHAPTER_GRID`): :func:`compute_chapter4`
-fills the runner's cache (:mod:`nmthpo.transfer.runner`) with them, :func:`load_setting` reads
+fills the runner's cache (:mod:`nmthpo.engine.transfer_runner`) with them, :func:`load_setting`
+reads
 them back by calling the runner with the same arguments, and the remaining functions turn the
 tidy frames into the chapter's tables and its claim check (:func:`claims`).
 
@@ -10,11 +11,11 @@ The settings (all budget ``N_T = 50`` target evaluations including 3 random init
 
 ``static5``
     Static transfer, leave one out: each NMTHPO task the target, the other five the sources;
-    TransBO and its eight baselines (:data:`~nmthpo.transfer.methods.STATIC_METHODS`);
+    TransBO and its eight baselines (:data:`~nmthpo.optimizers.transfer.methods.STATIC_METHODS`);
     30 repetitions (the paper's Figure 2 setting, with 5 instead of 29 sources).
 ``static2``
     The same with a fixed random subset of 2 sources per target
-    (:func:`~nmthpo.transfer.runner.subset_sources`; the paper's "few sources", Figure 3);
+    (:func:`~nmthpo.engine.transfer_runner.subset_sources`; the paper's "few sources", Figure 3);
     30 repetitions.
 ``dynamic``
     Dynamic transfer (Section 5.1 (b), Table 1): tasks arrive in :data:`DYNAMIC_ORDER`,
@@ -26,7 +27,8 @@ The settings (all budget ``N_T = 50`` target evaluations including 3 random init
     all nine methods; 30 repetitions.
 ``ablation``
     Section 5.4's source-knowledge ablation: TransBO, POGPE, TST and RGPE searching with their
-    source part alone (:data:`~nmthpo.transfer.methods.ABLATION_METHODS`), leave one out on
+    source part alone (:data:`~nmthpo.optimizers.transfer.methods.ABLATION_METHODS`), leave one out
+    on
     all six NMTHPO tasks; 30 repetitions.
 """
 
@@ -39,20 +41,20 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from nmthpo.experiment import results_dir
-from nmthpo.tables import NMTHPO_TASKS, NMTLC_TASKS
-from nmthpo.transfer.evaluation import adtm, average_rank, rank_counts, weight_curve
-from nmthpo.transfer.methods import (
-    ABLATION_METHODS,
-    DYNAMIC_METHODS,
-    STATIC_METHODS,
-)
-from nmthpo.transfer.runner import (
+from nmthpo.benchmark.tables import NMTHPO_TASKS, NMTLC_TASKS
+from nmthpo.engine.ranks import adtm, average_rank, rank_counts, weight_curve
+from nmthpo.engine.runner import results_dir
+from nmthpo.engine.transfer_runner import (
     TransferSpec,
     default_sources,
     dynamic_experiment,
     static_experiment,
     subset_sources,
+)
+from nmthpo.optimizers.transfer.methods import (
+    ABLATION_METHODS,
+    DYNAMIC_METHODS,
+    STATIC_METHODS,
 )
 
 __all__ = [
@@ -244,7 +246,7 @@ def load_setting(
         raise FileNotFoundError(
             f"{len(missing)} run(s) of setting {name!r} with {r} repetitions are not in "
             f"{cache_path(cache_dir)} "
-            f"(e.g. {missing[0]}); run nmthpo.transfer.chapter.compute_chapter4() first "
+            f"(e.g. {missing[0]}); run nmthpo.studies.transfer.compute_chapter4() first "
             "or pass use_cache=False")
     return _run(name, r, tasks, jobs, cache_path(cache_dir), False)
 
@@ -253,9 +255,9 @@ def load_setting(
 def rank_table(frame: pd.DataFrame, step: int, value: str = "rank") -> pd.DataFrame:
     """Average rank (or ADTM) of every method at ``step``: one column per target, plus ``all``.
 
-    ``value="rank"`` uses :func:`~nmthpo.transfer.evaluation.average_rank` (ties share the
+    ``value="rank"`` uses :func:`~nmthpo.engine.ranks.average_rank` (ties share the
     average rank; the methods in ``frame`` are ranked against each other), ``"adtm"``
-    :func:`~nmthpo.transfer.evaluation.adtm`. ``all`` averages the targets with equal weight.
+    :func:`~nmthpo.engine.ranks.adtm`. ``all`` averages the targets with equal weight.
     Rows are sorted by ``all``.
     """
     if value not in ("rank", "adtm"):
@@ -364,7 +366,7 @@ def claims(
     within 0.5 of TransBO's average rank at ``step``; "less stable" compares the total
     variation of the aggregated rank curves (:func:`curve_fluctuation`); "rising" means the
     mean ``p^T`` at the last step exceeds that at step 10 by at least 0.1. ``overhead``
-    (:func:`~nmthpo.transfer.evaluation.overhead_curve` of ``static5``) adds the scalability
+    (:func:`~nmthpo.engine.ranks.overhead_curve` of ``static5``) adds the scalability
     claim.
     """
     rows = []

@@ -32,7 +32,7 @@ Contents
 
 Choices the paper leaves open (all stated again where they are made):
 
-* Model: the exact GP of :mod:`nmthpo.surrogates.gp` (Matérn-5/2 ARD by default, type-II ML
+* Model: the exact GP of :mod:`nmthpo.models.gp` (Matérn-5/2 ARD by default, type-II ML
   with 2 random restarts), fitted once on the seed data; tables use the ``scaled`` encoding.
 * The batch's ``y`` is the model of *noisy* observations (the paper's ``y = f + eps``): the
   joint posterior of the latent ``f`` plus independent Gaussian noise with the GP's fitted
@@ -62,12 +62,12 @@ import pandas as pd
 from scipy import stats
 from scipy.special import gammaln
 
-from nmthpo.acquisition import expected_improvement, probability_of_improvement
+from nmthpo.benchmark.subspaces import DEFAULT_SPEC, SubGrid, parse_space, parse_spaces, space_rows
+from nmthpo.benchmark.synthetic import dense_sample, get_function, random_boxes
+from nmthpo.benchmark.tables import LookupTable, load_table
+from nmthpo.models.acquisition import expected_improvement, probability_of_improvement
+from nmthpo.models.gp import GaussianProcess
 from nmthpo.optimizers.registry import make_optimizer
-from nmthpo.subspaces import DEFAULT_SPEC, SubGrid, parse_space, parse_spaces, space_rows
-from nmthpo.surrogates.gp import GaussianProcess
-from nmthpo.synthetic import dense_sample, get_function, random_boxes
-from nmthpo.tables import LookupTable, load_table
 
 __all__ = [
     "ALL_SCORES",
@@ -520,7 +520,7 @@ def _resolve_spaces(
 ) -> list[SubGrid]:
     if isinstance(spaces, str):
         return parse_spaces(spaces, table.configs, rng)
-    from nmthpo.subspaces import grid_values
+    from nmthpo.benchmark.subspaces import grid_values
 
     grid = grid_values(table.configs)
     out = [s if isinstance(s, SubGrid) else parse_space(s, grid) for s in spaces]
@@ -606,7 +606,8 @@ def table_experiment(
 ) -> pd.DataFrame:
     """Score candidate sub-grids of ``task``'s table for several seed-data sizes and repeats.
 
-    Spaces (a SPEC string, see :mod:`nmthpo.subspaces`, or a list of spaces/space SPECs) are
+    Spaces (a SPEC string, see :mod:`nmthpo.benchmark.subspaces`, or a list of spaces/space SPECs)
+    are
     expanded once with ``default_rng([seed, 1])``, so every repeat scores the same spaces.
     Repeat ``r`` at seed size ``n`` draws ``n`` distinct seed rows uniformly from the whole
     table (random search in the enclosing space) with ``default_rng([seed, 0, n, r])``,
@@ -833,7 +834,7 @@ def search_in_rows(
     """Run optimiser ``method`` restricted to ``rows`` of a table; best-so-far per evaluation.
 
     The optimiser (:func:`nmthpo.optimizers.registry.make_optimizer`) sees only the sub-table
-    ``X[rows]``; as in :mod:`nmthpo.experiment` it is first told ``n_init`` uniformly random
+    ``X[rows]``; as in :mod:`nmthpo.engine.runner` it is first told ``n_init`` uniformly random
     rows (counted in the budget), then asked until ``budget`` evaluations. A budget beyond the
     sub-table's size exhausts it and the curve stays flat.
 

@@ -10,7 +10,7 @@ Graph (Eq. 4 and footnote 12)
     or RBF (footnote 16; the RBF of Eq. 4 with ``sigma`` = the length scale) with unit variance
     and **one isotropic length scale set by the median heuristic**: the median of the Euclidean
     distances over all distinct pairs of rows (the paper leaves the bandwidth open). The kernel
-    functions are the shared ones of :mod:`nmthpo.surrogates.gp`.
+    functions are the shared ones of :mod:`nmthpo.models.gp`.
     The graph is a *symmetrised kNN graph*: ``i ~ j`` iff ``j`` is among the ``k`` nearest
     neighbours of ``i`` or vice versa. The grid tables have many equal distances, so the
     neighbourhood is **tie-inclusive** (every row at the ``k``-th smallest distance is a
@@ -86,7 +86,7 @@ from scipy import linalg
 from scipy.sparse.csgraph import connected_components
 from scipy.spatial.distance import pdist, squareform
 
-from nmthpo.surrogates.gp import get_kernel
+from nmthpo.models.gp import get_kernel
 
 #: Relative regularisation: ``eps = EPS_REL * mean weighted degree`` unless given explicitly.
 EPS_REL: float = 1e-6

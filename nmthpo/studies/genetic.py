@@ -704,7 +704,7 @@ def ga_study(
         For a target no row reaches (the search would never stop), sizes below 2, or
         non-positive iterations/trials.
     """
-    from nmthpo.tables import load_table
+    from nmthpo.benchmark.tables import load_table
 
     table = load_table(task)
     space = GeneSpace.from_table(table.configs, table.bleu)
@@ -818,7 +818,7 @@ def fair_comparison(
     exact expectation, the paired edge (random - GA) with its standard error and z-score.
     """
     study = ga_study(task, target, init_pops, iterations, trials, seed, **FAIR_RULES)
-    from nmthpo.tables import load_table
+    from nmthpo.benchmark.tables import load_table
 
     table = load_table(task)
     n, b = table.n_rows, int((table.bleu >= target).sum())
@@ -887,7 +887,7 @@ def baseline_rule_table(
     """
     from scipy.stats import chi2 as chi2_dist
 
-    from nmthpo.tables import load_table
+    from nmthpo.benchmark.tables import load_table
 
     sizes = _paper_sizes(init_pops)
     if iterations < 1:
@@ -1013,7 +1013,7 @@ def protocol_comparison(
 ) -> pd.DataFrame:
     """``method`` against every other method of a Table-3 run, per task, paired by trial.
 
-    ``per_trial`` is :func:`nmthpo.single_objective.per_trial_metrics`' frame. The runner
+    ``per_trial`` is :func:`nmthpo.studies.single_objective.per_trial_metrics`' frame. The runner
     gives trial ``t`` the same initial rows for every method, so the difference (other -
     ``method``) of ``metric`` is paired by trial. Returned rows: task x other method; columns
     ``method`` mean, other mean, mean difference, its standard error (sample std / sqrt(n),
@@ -1099,7 +1099,7 @@ def cached_table(
                          sort_keys=True, default=str)
     key = hashlib.sha256(payload.encode()).hexdigest()[:16]
     if cache_dir is None:
-        from nmthpo.experiment import results_dir
+        from nmthpo.engine.runner import results_dir
 
         cache_dir = results_dir() / "ga"
     path = Path(cache_dir) / f"{kind}__{key}.parquet"

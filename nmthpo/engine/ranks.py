@@ -1,6 +1,6 @@
 """Metrics of the transfer experiments (Li et al. 2022, Section 5.1 "Evaluation Metric", Table 1).
 
-All functions take the tidy frames of :mod:`nmthpo.transfer.runner` (columns ``method``,
+All functions take the tidy frames of :mod:`nmthpo.engine.transfer_runner` (columns ``method``,
 ``target``, ``rep``, ``step``, ``bleu``, ...). BLEU is maximised, so the paper's formulas for a
 minimised error are applied to ``-BLEU``.
 
@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from nmthpo.tables import load_table
+from nmthpo.benchmark.tables import load_table
 
 __all__ = ["adtm", "average_rank", "best_so_far", "overhead_curve", "rank_counts",
            "ranks_with_ties", "weight_curve"]

@@ -13,7 +13,7 @@ Sections
 
 1. Single-objective improvement criteria (Section 5.1): :func:`expected_improvement`,
    :func:`probability_of_improvement`.
-2. Multi-objective criteria (Section 5.4): EHVI lives in :mod:`nmthpo.ehvi` (see below).
+2. Multi-objective criteria (Section 5.4): EHVI lives in :mod:`nmthpo.models.ehvi` (see below).
 """
 
 from __future__ import annotations

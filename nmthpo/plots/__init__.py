@@ -14,7 +14,7 @@ import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from nmthpo.tables import LookupTable
+from nmthpo.benchmark.tables import LookupTable
 
 #: Axis labels of the recorded metrics.
 METRIC_LABELS: dict[str, str] = {
@@ -134,7 +134,7 @@ def importance_bars(
     """Figure 5: single importances (top row) and the ``n_pairs`` largest pairs (bottom row).
 
     ``panels`` maps a panel title (e.g. ``"en-ja, top 1%"``) to ``(singles, pairs)`` as
-    returned by :func:`nmthpo.analysis.importance_table`.
+    returned by :func:`nmthpo.studies.benchmark_tables.importance_table`.
     """
     if not panels:
         raise ValueError("nothing to plot: pass at least one panel")
@@ -173,7 +173,7 @@ def anytime_panels(
 ) -> Figure:
     """Figure 6: best BLEU found (left) and surrogate MSE (right) over evaluations.
 
-    ``curves`` maps a method to :func:`nmthpo.single_objective.anytime_curves`' frame;
+    ``curves`` maps a method to :func:`nmthpo.studies.single_objective.anytime_curves`' frame;
     lines are medians, bands the 25-75% quantiles over trials.
     """
     ncols = 2 if mse else 1
@@ -279,7 +279,7 @@ def plot_front_evolution(data: Mapping[str, pd.DataFrame], title: str | None = N
     """Figure 7: one panel per method, dev BLEU (x) against decoding time (y); lower right wins.
 
     ``data`` maps a panel label (e.g. ``"BO-M"``) to the frame of
-    :func:`nmthpo.multiobjective.front_evolution`. Gray open circles: the Pareto set of the
+    :func:`nmthpo.studies.multiobjective.front_evolution`. Gray open circles: the Pareto set of the
     initial rows; coloured staircases (viridis, early to late): the attainment boundary of the
     Pareto-front approximation after each requested step (through the points and the corners
     ``(BLEU_i, time_{i+1})``, so everything above-left of it is dominated); gold stars: the
@@ -369,7 +369,7 @@ def plot_hypervolume(
 ) -> Figure:
     """Hypervolume regret (or hypervolume) over evaluations of several methods on one task.
 
-    ``bands`` maps a method to the frame of :func:`nmthpo.multiobjective.hypervolume_bands`;
+    ``bands`` maps a method to the frame of :func:`nmthpo.studies.multiobjective.hypervolume_bands`;
     lines are medians over trials, bands the 25-75 % quantiles. Regret is drawn on a log axis,
     where zeros (every Pareto point found; below ``REGRET_ZERO`` x the true hypervolume, which
     absorbs rounding) are left out. ``relative`` divides by the true
@@ -391,7 +391,7 @@ def hypervolume_grid(
 ) -> Figure:
     """:func:`plot_hypervolume` for every task: one panel per task, one line per method.
 
-    ``bands`` maps ``(method, task)`` to :func:`nmthpo.multiobjective.hypervolume_bands`'
+    ``bands`` maps ``(method, task)`` to :func:`nmthpo.studies.multiobjective.hypervolume_bands`'
     frame. ``relative`` (default here) divides each task's curves by its true hypervolume, so
     that the panels share one scale of "fraction of the true front's volume still missing".
     """
@@ -423,12 +423,13 @@ def ga_tables_plot(
 ) -> Figure:
     """Tables 2-4 as a figure: ours (dots, +-k standard errors) against the paper's (crosses).
 
-    The three frames are :func:`nmthpo.ga.paper_comparison`'s for ``"ga"``, ``"baseline"`` and
+    The three frames are :func:`nmthpo.studies.genetic.paper_comparison`'s for ``"ga"``,
+    ``"baseline"`` and
     ``"difference"``. Left: average count of individuals against the initial population size;
     right: baseline minus GA (Table 4), the zero line meaning no edge.
     """
     for f in (ga, baseline, difference):
-        _need(f, ("average", "paper", "se"), "nmthpo.ga.paper_comparison")
+        _need(f, ("average", "paper", "se"), "nmthpo.studies.genetic.paper_comparison")
     fig = Figure(figsize=(9.6, 3.6), layout="constrained")
     left, right = fig.subplots(1, 2)
     for frame, label, col in ((ga, "GA", METHOD_COLOURS["ga"]),
@@ -483,13 +484,15 @@ def count_ecdf_plot(counts: Mapping[str, np.ndarray], title: str | None = None) 
 def variant_plot(frame: pd.DataFrame, k: float = 2.0) -> Figure:
     """Average count of each GA variant against the initial population size.
 
-    ``frame`` is :func:`nmthpo.ga.variant_table`'s (``with_se=True`` adds ±k se bars): a row per
+    ``frame`` is :func:`nmthpo.studies.genetic.variant_table`'s (``with_se=True`` adds ±k se bars):
+    a row per
     variant, a column per size (``"5"``, ...) and optionally ``"<m> se"`` columns. The
     ``"baseline"`` row is drawn dashed.
     """
     sizes = [c for c in frame.columns if not str(c).endswith(" se")]
     if not sizes or frame.empty:
-        raise ValueError("frame has no size columns; pass nmthpo.ga.variant_table's frame")
+        raise ValueError("frame has no size columns; pass "
+                         "nmthpo.studies.genetic.variant_table's frame")
     m = np.array([int(c) for c in sizes])
     fig = Figure(figsize=(6.4, 3.8), layout="constrained")
     ax = fig.subplots()
@@ -512,11 +515,11 @@ def fair_edge_plot(
 ) -> Figure:
     """Random search minus GA under the fair count, against the initial population size.
 
-    ``fair`` is :func:`nmthpo.ga.fair_comparison`'s frame (``edge``, ``edge_se``);
+    ``fair`` is :func:`nmthpo.studies.genetic.fair_comparison`'s frame (``edge``, ``edge_se``);
     ``paper_rule`` (optional) is the same difference under the paper's counting rules
     (``GAStudy.difference()``), drawn for reference.
     """
-    _need(fair, ("edge", "edge_se"), "nmthpo.ga.fair_comparison")
+    _need(fair, ("edge", "edge_se"), "nmthpo.studies.genetic.fair_comparison")
     fig = Figure(figsize=(5.6, 3.6), layout="constrained")
     ax = fig.subplots()
     ax.axhline(0.0, color="#999999", lw=0.8)
@@ -572,10 +575,10 @@ def transfer_curves_plot(curves: pd.DataFrame, value: str = "rank", title: str |
     column, e.g. ``average_rank(frame, per_target=True)``) or one aggregated panel.
 
     ``curves`` has columns ``method``, ``step`` and ``value``
-    (:func:`nmthpo.transfer.evaluation.average_rank` or :func:`~nmthpo.transfer.evaluation.adtm`).
+    (:func:`nmthpo.engine.ranks.average_rank` or :func:`~nmthpo.engine.ranks.adtm`).
     Rank axes are inverted (better is up); TransBO is drawn thicker.
     """
-    _need(curves, ("method", "step", value), "nmthpo.transfer.evaluation.average_rank/adtm")
+    _need(curves, ("method", "step", value), "nmthpo.engine.ranks.average_rank/adtm")
     targets = list(dict.fromkeys(curves["target"])) if "target" in curves else [None]
     nrows, ncols = _grid(len(targets))
     fig = Figure(figsize=(3.9 * ncols, 2.9 * nrows), layout="constrained")
@@ -596,8 +599,8 @@ def transfer_curves_plot(curves: pd.DataFrame, value: str = "rank", title: str |
 def transfer_summary_plot(ranks: pd.DataFrame, adtms: pd.DataFrame,
                           title: str | None = None) -> Figure:
     """Aggregated average rank (left) and ADTM (right, log scale) over trials."""
-    _need(ranks, ("method", "step", "rank"), "nmthpo.transfer.evaluation.average_rank")
-    _need(adtms, ("method", "step", "adtm"), "nmthpo.transfer.evaluation.adtm")
+    _need(ranks, ("method", "step", "rank"), "nmthpo.engine.ranks.average_rank")
+    _need(adtms, ("method", "step", "adtm"), "nmthpo.engine.ranks.adtm")
     fig = Figure(figsize=(10.0, 3.6), layout="constrained")
     left, right = fig.subplots(1, 2)
     _transfer_panel(left, ranks, "rank")
@@ -614,10 +617,10 @@ def transfer_summary_plot(ranks: pd.DataFrame, adtms: pd.DataFrame,
 def target_weight_plot(weights: pd.DataFrame, title: str | None = None) -> Figure:
     """Mean target weight ``p^T`` (± one standard deviation over trials) against the trials.
 
-    ``weights`` is :func:`nmthpo.transfer.evaluation.weight_curve`'s frame (``method``,
+    ``weights`` is :func:`nmthpo.engine.ranks.weight_curve`'s frame (``method``,
     ``step``, ``mean``, ``std``); methods without a target weight (all NaN) are skipped.
     """
-    _need(weights, ("method", "step", "mean", "std"), "nmthpo.transfer.evaluation.weight_curve")
+    _need(weights, ("method", "step", "mean", "std"), "nmthpo.engine.ranks.weight_curve")
     fig = Figure(figsize=(6.4, 3.6), layout="constrained")
     ax = fig.subplots()
     for method, g in weights.groupby("method", sort=False):
@@ -639,10 +642,10 @@ def target_weight_plot(weights: pd.DataFrame, title: str | None = None) -> Figur
 def overhead_plot(overhead: pd.DataFrame, title: str | None = None) -> Figure:
     """Mean cumulative optimisation overhead per trial (log scale), Figure 5(c)'s measure.
 
-    ``overhead`` is :func:`nmthpo.transfer.evaluation.overhead_curve`'s frame.
+    ``overhead`` is :func:`nmthpo.engine.ranks.overhead_curve`'s frame.
     """
     _need(overhead, ("method", "step", "cum_seconds"),
-          "nmthpo.transfer.evaluation.overhead_curve")
+          "nmthpo.engine.ranks.overhead_curve")
     fig = Figure(figsize=(6.0, 3.6), layout="constrained")
     ax = fig.subplots()
     pos = overhead[overhead["cum_seconds"] > 0]
@@ -677,7 +680,8 @@ def score_scatter(
 ) -> Figure:
     """Predicted against empirical score of every candidate space, one panel per budget.
 
-    ``frame`` is a :func:`nmthpo.scoring.table_experiment` or ``synthetic_experiment`` frame;
+    ``frame`` is a :func:`nmthpo.studies.space_scores.table_experiment` or ``synthetic_experiment``
+    frame;
     rows are the task/function, colour is the space's size (rows or volume fraction). One
     (seed size, repeat): the smallest seed size unless ``seed_size`` is given.
     """
@@ -714,7 +718,8 @@ def faithfulness_curves(summary: pd.DataFrame, metrics: Sequence[str] = ("spearm
                                                                          "kendall_tau")) -> Figure:
     """Rank correlation of predicted and empirical scores against the budget.
 
-    ``summary`` is :func:`nmthpo.scoring_results.faithfulness_summary`'s frame; one panel per
+    ``summary`` is :func:`nmthpo.studies.scoring_results.faithfulness_summary`'s frame; one panel
+    per
     task/function, one colour per seed size, solid Spearman, dashed Kendall.
     """
     dom = _domain_column(summary)
@@ -742,7 +747,7 @@ def faithfulness_curves(summary: pd.DataFrame, metrics: Sequence[str] = ("spearm
 def preferred_size_plot(summary: pd.DataFrame) -> Figure:
     """Size of the best space against the budget: predicted (solid) and empirical (dashed).
 
-    ``summary`` is :func:`nmthpo.scoring_results.preferred_summary`'s frame (means over
+    ``summary`` is :func:`nmthpo.studies.scoring_results.preferred_summary`'s frame (means over
     repeats); one panel per task/function, one colour per seed size.
     """
     dom = _domain_column(summary)
@@ -765,7 +770,8 @@ def preferred_size_plot(summary: pd.DataFrame) -> Figure:
 def calibration_plot(cal: pd.DataFrame) -> Figure:
     """Mean predicted over mean empirical score against the budget (1 = calibrated).
 
-    ``cal`` is :func:`nmthpo.scoring.calibration`'s frame; one panel per task/function, one
+    ``cal`` is :func:`nmthpo.studies.space_scores.calibration`'s frame; one panel per
+    task/function, one
     colour per seed size, log scale.
     """
     dom = _domain_column(cal)
@@ -789,7 +795,7 @@ def calibration_plot(cal: pd.DataFrame) -> Figure:
 def comparison_plot(summary: pd.DataFrame, label_a: str, label_b: str) -> Figure:
     """Expected best BLEU of two spaces against the budget, predicted and empirical.
 
-    ``summary`` is :func:`nmthpo.scoring_results.comparison_summary`'s frame.
+    ``summary`` is :func:`nmthpo.studies.scoring_results.comparison_summary`'s frame.
     """
     fig = Figure(figsize=(5.4, 3.4), layout="constrained")
     ax = fig.subplots()

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from nmthpo import data
-from nmthpo.space import HYPERPARAMETERS, shared_encoding
+from nmthpo.benchmark.space import HYPERPARAMETERS, shared_encoding
 
 #: The six NMTHPO tasks, in the paper's order.
 NMTHPO_TASKS: tuple[str, ...] = ("zh-en", "ru-en", "ja-en", "en-ja", "sw-en", "so-en")
@@ -73,10 +73,10 @@ class LookupTable:
         data records 0 ("not recorded", per the dataset README).
     scaled : ndarray of shape (n, d)
         Upstream's per-dataset [0, 1] scaling as stored in ``.hyps_scaled`` (three decimals)
-        -- exactly what the paper's methods saw; :func:`nmthpo.space.upstream_scaling`
+        -- exactly what the paper's methods saw; :func:`nmthpo.benchmark.space.upstream_scaling`
         recomputes it from the raw values (tested equal to 1e-3).
     shared : ndarray of shape (n, d)
-        The cross-task encoding (:mod:`nmthpo.space`).
+        The cross-task encoding (:mod:`nmthpo.benchmark.space`).
     pareto : ndarray of bool
         Recomputed Pareto flags for (max BLEU, min ``dev_gpu_time``); all False for tables
         without a decoding time.

@@ -2,7 +2,7 @@
 
 Pure functions of arrays. Everything here is written in the *minimisation frame*: a point is
 ``(f1, f2)``, both objectives are minimised, and the reference point ``r = (r1, r2)`` bounds the
-dominated region from above (the convention of :func:`nmthpo.metrics.hypervolume` and of
+dominated region from above (the convention of :func:`nmthpo.engine.metrics.hypervolume` and of
 moocore). For the NMT task ``f1 = -BLEU`` and ``f2`` = decoding time (or its logarithm), see
 :func:`to_minimisation`.
 
@@ -182,7 +182,8 @@ def hypervolume_improvement(
 def hypervolume_trace(points: np.ndarray, ref: np.ndarray) -> np.ndarray:
     """Hypervolume of the first ``t`` points for ``t = 1..n`` (incremental, exact), shape (n,).
 
-    The same numbers as :func:`nmthpo.metrics.hypervolume_curve` (which calls moocore once per
+    The same numbers as :func:`nmthpo.engine.metrics.hypervolume_curve` (which calls moocore once
+    per
     prefix), but O(n k) in total: each step adds the improvement of the new point to the
     previous value.
     """

@@ -1,6 +1,6 @@
 """Chapter helpers for multiobjective HPO (Zhang & Duh 2020, Sections 4.2, 5.4 and 6.2).
 
-Everything here takes the tidy frames of :func:`nmthpo.experiment.run` with
+Everything here takes the tidy frames of :func:`nmthpo.engine.runner.run` with
 ``objective="pareto"`` (columns ``trial, step, row, bleu, time``), keyed by ``(method, task)``,
 and returns DataFrames or arrays; the figures are in the Chapter 3 section of
 :mod:`nmthpo.plots` (:func:`~nmthpo.plots.plot_front_evolution`,
@@ -26,7 +26,7 @@ sw-en, the budget of the text's claim "8.6 more Pareto points than RS with 200 N
 evaluated" (767 rows -> 200); so-en (604 rows) gets 150.
 
 Hypervolumes for evaluation use the table-wide reference point of
-:func:`nmthpo.metrics.reference_point` in raw decoding time (not the optimiser's observed,
+:func:`nmthpo.engine.metrics.reference_point` in raw decoding time (not the optimiser's observed,
 log-time reference point of :class:`nmthpo.optimizers.mobo.ParetoSMBO`), so curves of
 different methods are comparable; the regret is the true front's hypervolume minus the
 hypervolume of the rows found so far.
@@ -40,9 +40,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from nmthpo.ehvi import hypervolume_2d, hypervolume_trace, to_minimisation
-from nmthpo.metrics import curve_quantiles, evaluate_sequences, reference_point, summarise
-from nmthpo.tables import NMTHPO_TASKS, LookupTable, load_table
+from nmthpo.benchmark.tables import NMTHPO_TASKS, LookupTable, load_table
+from nmthpo.engine.metrics import curve_quantiles, evaluate_sequences, reference_point, summarise
+from nmthpo.models.ehvi import hypervolume_2d, hypervolume_trace, to_minimisation
 
 __all__ = [
     "COMPETITION_BUDGET",
@@ -108,7 +108,7 @@ def run_grid(
 ) -> dict[tuple[str, str], pd.DataFrame]:
     """Run (or read from the cache) every method on every task with ``objective="pareto"``.
 
-    ``run_kwargs`` go to :func:`nmthpo.experiment.run` (e.g. ``jobs``, ``cache_dir``,
+    ``run_kwargs`` go to :func:`nmthpo.engine.runner.run` (e.g. ``jobs``, ``cache_dir``,
     ``progress``, ``n_init``). Trials stop when the whole Pareto set is found (the runner's
     ``stop="target"``) or the table is exhausted.
 
@@ -116,7 +116,7 @@ def run_grid(
     -------
     dict mapping ``(method, task)`` to the run's tidy frame.
     """
-    from nmthpo.experiment import run
+    from nmthpo.engine.runner import run
 
     if "objective" in run_kwargs:
         raise ValueError("run_grid always uses objective='pareto'; do not pass objective")
@@ -133,7 +133,7 @@ def _check_frame(frame: pd.DataFrame) -> None:
     if missing:
         raise ValueError(
             f"run frame lacks columns {sorted(missing)}; pass RunResult.frame from "
-            "nmthpo.experiment.run(..., objective='pareto')"
+            "nmthpo.engine.runner.run(..., objective='pareto')"
         )
     if frame.empty:
         raise ValueError("run frame is empty")
@@ -227,9 +227,9 @@ def hypervolume_curves(
 ) -> tuple[np.ndarray, float]:
     """Hypervolume of the rows found after each evaluation, one curve per trial.
 
-    Uses :func:`nmthpo.metrics.reference_point` of the table (raw time) and the exact
-    incremental :func:`nmthpo.ehvi.hypervolume_trace` (equal to
-    :func:`nmthpo.metrics.hypervolume_curve`). Trials shorter than ``length`` (stopped when
+    Uses :func:`nmthpo.engine.metrics.reference_point` of the table (raw time) and the exact
+    incremental :func:`nmthpo.models.ehvi.hypervolume_trace` (equal to
+    :func:`nmthpo.engine.metrics.hypervolume_curve`). Trials shorter than ``length`` (stopped when
     the whole Pareto set was found, or at a budget) are padded with their last value.
 
     Returns
@@ -293,7 +293,7 @@ def front_evolution(
 
     Columns: ``kind, step, row, bleu, time`` (``step`` is NaN for the true front).
     """
-    from nmthpo.tables import pareto_mask
+    from nmthpo.benchmark.tables import pareto_mask
 
     table = load_table(task)
     seqs = dict(zip(sorted(frame["trial"].unique()), sequences_of(frame), strict=True))

@@ -24,8 +24,8 @@ import numpy as np
 import pandas as pd
 from scipy.stats import rankdata
 
-from nmthpo.metrics import best_so_far, evaluate_sequences, summarise
-from nmthpo.tables import load_table
+from nmthpo.benchmark.tables import load_table
+from nmthpo.engine.metrics import best_so_far, evaluate_sequences, summarise
 
 #: The seven single-objective methods of the paper, in its order.
 METHODS: tuple[str, ...] = (
@@ -97,7 +97,7 @@ def mean_table(per_trial: pd.DataFrame, metric: str) -> pd.DataFrame:
 
 
 def _task_order(task: str) -> int:
-    from nmthpo.tables import TASKS
+    from nmthpo.benchmark.tables import TASKS
 
     return TASKS.index(task) if task in TASKS else len(TASKS)
 
@@ -174,7 +174,7 @@ def average_rank(
 
     For every task and trial index the methods are ranked at each step (ties share the
     average rank); ranks are averaged over trials and tasks. Trials are paired across methods
-    by index (they share their initial rows, see :mod:`nmthpo.experiment`).
+    by index (they share their initial rows, see :mod:`nmthpo.engine.runner`).
     """
     methods = list(dict.fromkeys(m for m, _ in runs))
     tasks = list(dict.fromkeys(t for _, t in runs))
@@ -218,7 +218,7 @@ def claims(per_trial: pd.DataFrame) -> pd.DataFrame:
                      "verdict": "holds" if 0.35 <= lo and hi <= 0.65 else "differs"})
     # 1b. RS against its exact expectation E[max(K, 3)] (ties included), within 3 standard errors.
     if "rs" in ftb.columns:
-        from nmthpo.metrics import expected_rs_ftb
+        from nmthpo.engine.metrics import expected_rs_ftb
 
         zs = []
         for t in ftb.index:
@@ -276,7 +276,7 @@ def claims(per_trial: pd.DataFrame) -> pd.DataFrame:
 # -- chapter helpers ----------------------------------------------------------------------------
 def graph_settings(tasks: Sequence[str], kernel: str = "matern52") -> pd.DataFrame:
     """The kNN graph of each task under the paper's rule (footnote 12): k, degree, scale."""
-    from nmthpo.surrogates.graph import build_graph
+    from nmthpo.models.graph import build_graph
 
     rows = []
     for task in tasks:
@@ -329,7 +329,7 @@ def k_sensitivity(
     Runs are read from (or written to) ``results/graph_k`` and, for the paper's k, the Table 3
     cache ``results/single`` (its first ``trials`` trials).
     """
-    from nmthpo.experiment import results_dir, run
+    from nmthpo.engine.runner import results_dir, run
 
     rows = []
     for task in tasks:
@@ -356,7 +356,7 @@ def eif_reading_comparison(
     tasks: Sequence[str], trials: int = 30, seed: int = 0, ties: str = "value"
 ) -> pd.DataFrame:
     """Mean ftb of RS, GB-EI-M, GB-EIF-M (authors' labels) and GB-EIF-text-M (literal text)."""
-    from nmthpo.experiment import results_dir, run
+    from nmthpo.engine.runner import results_dir, run
 
     runs = {}
     for task in tasks:
@@ -371,7 +371,7 @@ def eif_reading_comparison(
 
 def benchmark_report(name: str) -> str:
     """The stored output of ``benchmarks/<name>.py`` (written by ``make bench``)."""
-    from nmthpo.experiment import results_dir
+    from nmthpo.engine.runner import results_dir
 
     path = results_dir() / "benchmarks" / f"{name}.txt"
     if not path.exists():
@@ -383,7 +383,7 @@ def grid_wall_time(name: str) -> pd.DataFrame:
     """Wall time of each computed run of experiment ``name`` (``results/timings.json``)."""
     import json
 
-    from nmthpo.experiment import results_dir
+    from nmthpo.engine.runner import results_dir
 
     path = results_dir() / "timings.json"
     data = json.loads(path.read_text()).get(name, {}) if path.exists() else {}

@@ -1,0 +1,2 @@
+"""The benchmark layer: lookup tables and their task registry, search spaces, sub-spaces,
+task meta-features and synthetic functions. Imports only :mod:`nmthpo.data`."""

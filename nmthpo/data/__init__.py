@@ -1,0 +1,44 @@
+"""The data layer: locate, fetch and verify the pinned upstream files; safe unpickling; NMTLC.
+
+Modules: :mod:`~nmthpo.data.store` (pinned commit, SHA-256 manifest, mirror or download,
+atomic install, :func:`installed_path`), :mod:`~nmthpo.data.safe_pickle` (an unpickler that
+admits plain builtins only) and :mod:`~nmthpo.data.nmtlc` (the NMTLC learning-curve records).
+Nothing here imports another layer of the package.
+"""
+
+from nmthpo.data.nmtlc import NMTLC_COLUMNS, load_nmtlc, nmtlc_task_names, read_nmtlc
+from nmthpo.data.store import (
+    BASE_URL,
+    DATA_ENV,
+    MANIFEST_PATH,
+    MIRROR_ENV,
+    NMTLC_RELPATH,
+    UPSTREAM_COMMIT,
+    UPSTREAM_REPO,
+    DataError,
+    data_dir,
+    fetch,
+    installed_path,
+    manifest,
+    verify,
+)
+
+__all__ = [
+    "BASE_URL",
+    "DATA_ENV",
+    "MANIFEST_PATH",
+    "MIRROR_ENV",
+    "NMTLC_COLUMNS",
+    "NMTLC_RELPATH",
+    "UPSTREAM_COMMIT",
+    "UPSTREAM_REPO",
+    "DataError",
+    "data_dir",
+    "fetch",
+    "installed_path",
+    "load_nmtlc",
+    "manifest",
+    "nmtlc_task_names",
+    "read_nmtlc",
+    "verify",
+]
