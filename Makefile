@@ -1,20 +1,21 @@
 # nmthpo: two commands for a newcomer -- `make book` and `make test`.
-# Both create/refresh .venv from pyproject.toml (quick when nothing changed) and fetch + verify
-# the data (from $NMTHPO_MIRROR when set, else the pinned upstream commit).
+# Both create/refresh .venv from requirements.lock (exact versions; quick when nothing changed)
+# and fetch + verify the data (from $NMTHPO_MIRROR when set, else the pinned upstream commit).
 
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: book test setup data lint unit notebooks html browser execute results bench openbox-crosscheck clean
+.PHONY: book test setup data lint unit notebooks html browser execute results bench openbox-crosscheck clean lock
 
 setup: $(STAMP)
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml requirements.lock
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[dev]'
+	$(PY) -m pip install --quiet -r requirements.lock
+	$(PY) -m pip install --quiet --no-deps -e .
 	$(PY) -m ipykernel install --sys-prefix --name python3 >/dev/null
 	@touch $(STAMP)
 
@@ -65,6 +66,11 @@ bench: $(STAMP) data
 
 clean:
 	rm -rf book/_build
+
+# Re-resolve pyproject.toml in a temporary venv and rewrite requirements.lock and environment.yml
+# (then `make setup` installs the new pins). Outputs may change with new versions: re-run make book.
+lock:
+	$(PYTHON) tools/lock.py
 
 # Cross-check TransBO against OpenBox's implementation, in a virtual environment of its own
 # (OpenBox pins old scikit-learn/ConfigSpace); not part of `make test`.
