@@ -240,11 +240,56 @@ def test_second_fetch_is_noop_and_force_replaces(tmp_path: Path, no_env: None) -
     # No-op: even an unreachable source is not consulted when the install verifies.
     assert data.fetch(base_url="http://127.0.0.1:9", dest=dest) == dest
     assert (dest / "datasets" / "zh-en.evals").stat().st_ino == inode
-    (dest / "stray.txt").write_text("old copy marker")
     data.fetch(mirror=MIRROR, dest=dest, force=True)
-    assert not (dest / "stray.txt").exists()
+    assert (dest / "datasets" / "zh-en.evals").stat().st_ino != inode
     data.verify(dest)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["d"]
+
+
+def test_fetch_never_deletes_what_it_did_not_create(tmp_path: Path, no_env: None,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """The data-loss scenario: NMTHPO_DATA=DIR holding the user's own files."""
+    own = tmp_path / "mine"
+    own.mkdir()
+    (own / "thesis.tex").write_text("years of work")
+    monkeypatch.setenv("NMTHPO_DATA", str(own))
+    with pytest.raises(data.DataError, match=r"thesis\.tex.*nothing was changed"):
+        data.fetch(mirror=MIRROR)
+    assert sorted(p.name for p in own.iterdir()) == ["thesis.tex"]
+    assert (own / "thesis.tex").read_text() == "years of work"
+    # a copy of the dataset with a stray file of the user's is refused too, even with --force
+    dest = data.fetch(mirror=MIRROR, dest=tmp_path / "d")
+    (dest / "notes.txt").write_text("mine")
+    with pytest.raises(data.DataError, match="notes.txt"):
+        data.fetch(mirror=MIRROR, dest=dest, force=True)
+    assert (dest / "notes.txt").read_text() == "mine"
+    # a regular file where the directory should be
+    plain = tmp_path / "plain"
+    plain.write_text("a file")
+    with pytest.raises(data.DataError, match="not a directory"):
+        data.fetch(mirror=MIRROR, dest=plain)
+    assert plain.read_text() == "a file"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["d", "mine", "plain"]
+
+
+def test_missing_mirror_is_an_error_even_when_installed(tmp_path: Path, no_env: None) -> None:
+    dest = data.fetch(mirror=MIRROR, dest=tmp_path / "d")
+    with pytest.raises(data.DataError, match="does not exist"):
+        data.fetch(mirror=tmp_path / "nonexistent", dest=dest)
+
+
+def test_tampered_mirror_reports_every_bad_file(tmp_path: Path, no_env: None,
+                                                mirror_copy: Path) -> None:
+    for rel in ("datasets/zh-en.evals", "datasets/ja-en.hyps", "scripts/examples/example.ss"):
+        (mirror_copy / rel).write_bytes(b"tampered\n")
+    (mirror_copy / "datasets" / "so-en.fronts").unlink()
+    with pytest.raises(data.DataError) as info:
+        data.fetch(mirror=mirror_copy, dest=tmp_path / "d")
+    msg = str(info.value)
+    assert msg.startswith("4 of ")
+    for rel in ("zh-en.evals", "ja-en.hyps", "example.ss", "so-en.fronts"):
+        assert rel in msg
+    assert not (tmp_path / "d").exists()
 
 
 def test_fetch_repairs_a_broken_install(tmp_path: Path, no_env: None) -> None:

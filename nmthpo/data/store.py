@@ -365,6 +365,38 @@ def _swap_into_place(staging: Path, target: Path) -> None:
         _remove(old)
 
 
+def _check_target(target: Path, entries: dict[str, str]) -> None:
+    """Refuse an install directory that holds anything but this dataset.
+
+    ``fetch`` may create ``target``, fill an empty directory, or replace a copy of this dataset
+    (every file under it is a manifest file or the ``SHA256SUMS`` this function writes). A
+    regular file, or a directory with any other file, belongs to the user: it is refused
+    before anything is written, so nothing the command did not create is ever deleted.
+    """
+    if target.is_symlink() and not target.exists():
+        raise DataError(f"{target}: is a broken symbolic link; point {DATA_ENV} at a directory")
+    if not target.exists():
+        return
+    if not target.is_dir():
+        raise DataError(
+            f"{target}: exists and is not a directory; the data needs a directory of its own: "
+            f"set {DATA_ENV} to a new or empty directory (nothing was changed)"
+        )
+    known = set(entries) | {"SHA256SUMS"}
+    foreign = sorted(
+        str(p.relative_to(target)) for p in target.rglob("*")
+        if not p.is_dir() and str(p.relative_to(target)) not in known
+    )
+    if foreign:
+        shown = ", ".join(foreign[:5]) + (f" and {len(foreign) - 5} more" if len(foreign) > 5
+                                          else "")
+        raise DataError(
+            f"{target}: holds files that are not the NMTHPO dataset ({shown}); refusing to "
+            f"install over them (nothing was changed). Set {DATA_ENV} to a new or empty "
+            "directory, or move those files away yourself"
+        )
+
+
 def fetch(
     mirror: str | Path | None = None,
     base_url: str = BASE_URL,
@@ -402,13 +434,13 @@ def fetch(
     -----
     Idempotent: if ``dest`` already verifies and ``force`` is false, this is a no-op that only
     re-hashes the installed files (about 1.6 MB). An existing but broken install is replaced.
+    Safety: ``dest`` must be missing, empty, or a copy of this dataset (:func:`_check_target`);
+    a regular file or a directory holding any other file is refused before anything is
+    written, and every failed file of a mirror or download is reported at once.
     Files are streamed; no single source file may exceed 64 MiB.
     """
     target = _resolve_dest(dest)
     entries = manifest()
-    if not force and _is_installed(target):
-        return target
-
     if mirror is None:
         env = os.environ.get(MIRROR_ENV, "").strip()
         mirror = env or None
@@ -428,23 +460,37 @@ def fetch(
                 f"base URL {base_url!r}: unsupported scheme {scheme!r}; use https://, "
                 "http:// or file://, or a mirror directory (`nmthpo data fetch --mirror DIR`)"
             )
+    _check_target(target, entries)
+    if not force and _is_installed(target):
+        return target
 
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=".staging-", dir=target.parent))
     try:
+        problems: list[str] = []
         for rel, expected in entries.items():
             out = staging / rel
             out.parent.mkdir(parents=True, exist_ok=True)
-            if mirror_dir is not None:
-                got, origin = _from_mirror(mirror_dir, rel, out)
-            else:
-                got, origin = _from_url(base_url, rel, out)
+            try:
+                if mirror_dir is not None:
+                    got, origin = _from_mirror(mirror_dir, rel, out)
+                else:
+                    got, origin = _from_url(base_url, rel, out)
+            except DataError as exc:
+                problems.append(str(exc))
+                continue
             if got != expected:
-                raise DataError(
+                problems.append(
                     f"{rel}: SHA-256 mismatch: expected {expected}, got {got} (from {origin}; "
-                    "the source is truncated or altered); nothing was installed. Fetch from "
-                    "a trustworthy source: `nmthpo data fetch` or `nmthpo data fetch --mirror DIR`"
+                    "the source is truncated or altered)"
                 )
+        if problems:
+            raise DataError(
+                f"{len(problems)} of {len(entries)} files failed; nothing was installed:\n  "
+                + "\n  ".join(problems)
+                + "\nFetch from a trustworthy source: `nmthpo data fetch` or "
+                "`nmthpo data fetch --mirror DIR`"
+            )
         staging.chmod(0o755)  # mkdtemp creates 0700; the install should be world-readable
         (staging / "SHA256SUMS").write_text(
             "".join(f"{sha}  {rel}\n" for rel, sha in entries.items()), encoding="utf-8"
