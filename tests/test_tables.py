@@ -80,3 +80,19 @@ def test_nmtlc_finetune_tables(task):
     assert table.encode("shared").shape == (table.n_rows, 5)
     assert np.isfinite(table.bleu).all()
     assert task in TASKS
+
+
+def test_front_door_lists_tasks_and_loads_lazily():
+    import subprocess
+    import sys
+
+    import nmthpo
+
+    assert nmthpo.tasks() == list(nmthpo.benchmark.tables.TASKS)
+    assert nmthpo.tasks("nmthpo")[:2] == ["zh-en", "ru-en"]
+    assert nmthpo.load_table("ja-en").n_rows == 150
+    code = ("import sys, nmthpo; heavy = [m for m in ('pandas', 'scipy', 'sklearn', "
+            "'matplotlib') if m in sys.modules]; print(heavy)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.strip()
+    assert out == "[]"

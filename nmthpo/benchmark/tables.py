@@ -280,3 +280,11 @@ def load_table(task: str) -> LookupTable:
     """
     check_task(task)
     return _load_cached(task, str(data.data_dir()))
+
+
+def tasks(family: str | None = None) -> list[str]:
+    """Names of the registered lookup tables: all, or one family (``"nmthpo"``, ``"nmtlc"``)."""
+    families = {None: TASKS, "nmthpo": NMTHPO_TASKS, "nmtlc": NMTLC_TASKS}
+    if family not in families:
+        raise ValueError(f"unknown task family {family!r}; valid: nmthpo, nmtlc (or None: all)")
+    return list(families[family])
