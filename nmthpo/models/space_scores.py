@@ -84,7 +84,6 @@ ALL_SCORES: tuple[str, ...] = (*SCORES, "expected-best")
 _MEDIAN_TOL = 1e-12
 
 
-
 def check_budgets(budgets: Sequence[int] | np.ndarray | int) -> np.ndarray:
     """Budgets as a 1-d int array; raises ``ValueError`` unless all are integers >= 1."""
     b = np.atleast_1d(np.asarray(budgets))

@@ -116,7 +116,6 @@ class GeneSpace:
         return tuple(self.values[g][i] for g, i in enumerate(chrom))
 
 
-
 # -- operators ---------------------------------------------------------------------------------
 def selection_probabilities(fitness: Sequence[float]) -> np.ndarray:
     """Roulette-wheel probabilities ``f_i / sum(f)`` (Ganapathy 2020, Section 3.3)."""

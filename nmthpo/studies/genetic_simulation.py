@@ -117,7 +117,6 @@ class Uniforms:
         return min(int(self() * n), n - 1)
 
 
-
 # -- one GA iteration --------------------------------------------------------------------------
 @dataclass(frozen=True)
 class GARules:
