@@ -48,6 +48,7 @@ NMTLC_COLUMNS: tuple[str, ...] = (
 )
 
 
+
 def _is_number(x: object) -> bool:
     return isinstance(x, int | float) and not isinstance(x, bool)
 
