@@ -33,16 +33,6 @@ def test_format_config_matches_paper_style() -> None:
     assert analysis.format_value("bpe", 1000) == "1k"
 
 
-def test_as_task_list_accepts_papermill_strings() -> None:
-    assert analysis.as_task_list('["zh-en", "sw-en"]') == ["zh-en", "sw-en"]
-    assert analysis.as_task_list("zh-en, sw-en") == ["zh-en", "sw-en"]
-    assert analysis.as_task_list(("en-ja",)) == ["en-ja"]
-    with pytest.raises(ValueError, match="JSON list"):
-        analysis.as_task_list("[zh-en")
-    with pytest.raises(KeyError, match="valid"):
-        analysis.table2(["xx-yy"])
-
-
 def test_common_keys_maps_30k_to_32k() -> None:
     configs = pd.DataFrame({"bpe": [30000, 32000, 10000], "layers": [2, 2, 2],
                             "embed": [256] * 3, "hidden": [1024] * 3, "heads": [8] * 3,
@@ -50,42 +40,6 @@ def test_common_keys_maps_30k_to_32k() -> None:
     keys = analysis.common_keys(configs)
     assert keys[0] == keys[1]
     assert keys[2][0] == 10000
-
-
-def test_capped_bleu_is_max_with_quantile() -> None:
-    y = np.arange(1.0, 101.0)  # quantile 0.99 (linear) = 99.01
-    capped = analysis.capped_bleu(y, 0.01)
-    assert capped.min() == pytest.approx(99.01)
-    assert capped[-1] == 100.0
-    np.testing.assert_array_equal(analysis.capped_bleu(y, None), y)
-    with pytest.raises(ValueError, match="top_fraction"):
-        analysis.capped_bleu(y, 1.5)
-
-
-def test_grid_decomposition_hand_computed() -> None:
-    # f(a, b) = a + 2 b + a*b on {0,1}^2: mean 1.75; marginals m_a = (1, 2.5), m_b = (0.5, 3)
-    grid = np.array([[0.0, 2.0], [1.0, 4.0]])
-    dec = analysis._grid_decomposition(grid)
-    assert dec[(0,)] == pytest.approx(0.75**2)          # f_a = (-0.75, 0.75)
-    assert dec[(1,)] == pytest.approx(1.25**2)          # f_b = (-1.25, 1.25)
-    assert dec[(0, 1)] == pytest.approx(0.25**2)        # interaction +-0.25
-    assert dec[(0,)] + dec[(1,)] + dec[(0, 1)] == pytest.approx(grid.var())
-
-
-def test_grid_fanova_additive_function_has_no_interactions() -> None:
-    levels = [(0, 1, 2), (0, 1)]
-    rows = [(a, b) for a in levels[0] for b in levels[1]]
-    configs = pd.DataFrame({"bpe": [1000 * (a + 1) for a, _ in rows],
-                            "layers": [b + 1 for _, b in rows],
-                            "embed": 256, "hidden": 1024, "heads": 8, "lr": 3e-4})
-    y = np.array([3.0 * a + 1.0 * b for a, b in rows])
-    imp = analysis.grid_fanova(configs, y, n_trees=4, max_depth=8, seed=0)
-    assert imp["bpe"] + imp["layers"] == pytest.approx(1.0, abs=0.1)
-    assert imp["bpe"] > imp["layers"]
-    assert imp["bpe x layers"] == pytest.approx(0.0, abs=0.05)
-    single = analysis.fanova_importances(configs, y, n_trees=4, max_depth=8, seed=0)
-    assert single.idxmax() == "bpe"
-    assert single["embed"] == 0.0
 
 
 def test_spearman_matrix_validates_mode() -> None:

@@ -23,6 +23,11 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+__all__ = [
+    "DISPLAY_NAMES", "HYPERPARAMETERS", "SHARED_SCALES", "UPSTREAM_SCALES", "Scale",
+    "search_space", "shared_encoding", "upstream_scaling",
+]
+
 #: Hyperparameter column names, in the order of the ``.hyps`` files.
 HYPERPARAMETERS: tuple[str, ...] = ("bpe", "layers", "embed", "hidden", "heads", "lr")
 

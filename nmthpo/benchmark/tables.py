@@ -18,6 +18,11 @@ import pandas as pd
 from nmthpo import data
 from nmthpo.benchmark.space import HYPERPARAMETERS, shared_encoding
 
+__all__ = [
+    "METRICS", "NMTHPO_TASKS", "NMTLC_HYPERPARAMETERS", "NMTLC_TASKS", "PAPER_TABLE2", "TASKS",
+    "LookupTable", "check_task", "load_table", "pareto_mask",
+]
+
 #: The six NMTHPO tasks, in the paper's order.
 NMTHPO_TASKS: tuple[str, ...] = ("zh-en", "ru-en", "ja-en", "en-ja", "sw-en", "so-en")
 

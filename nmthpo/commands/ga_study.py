@@ -17,6 +17,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+__all__ = ["format_study", "register", "run_command"]
+
 
 def _sizes(text: str) -> list[int]:
     try:

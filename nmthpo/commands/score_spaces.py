@@ -26,6 +26,8 @@ from nmthpo.benchmark.subspaces import DEFAULT_SPEC
 from nmthpo.benchmark.tables import check_task
 from nmthpo.studies.space_scores import SCORES, check_budgets, faithfulness_table, table_experiment
 
+__all__ = ["compute", "parse_budgets", "register", "run"]
+
 
 def parse_budgets(text: str) -> list[int]:
     """``"1,2,5"`` -> ``[1, 2, 5]``; a bad token or a budget < 1 raises ``ValueError``."""

@@ -1,9 +1,10 @@
 """The steady-state genetic algorithm of Ganapathy (2020) as an ask/tell table optimiser.
 
-The study version (:mod:`nmthpo.studies.genetic`) lets the GA breed chromosomes that are not in the
-table
-and counts them; an optimiser of the shared protocol must instead propose an *unevaluated row*.
-This class keeps the paper's operators (Sections 3.3-3.5) and adapts them:
+The study version (:mod:`nmthpo.studies.genetic`) lets the GA breed chromosomes that are not in
+the table and counts them; an optimiser of the shared protocol must instead propose an
+*unevaluated row*. This class uses the study's operators
+(:mod:`nmthpo.optimizers.genetic_operators`: gene indices, selection probabilities, parent
+order, one-point crossover, mutation, weakest individual) with its own draws, and adapts them:
 
 * genes are the per-column *distinct encoded values* of ``X`` (the encoding is a bijection of
   the configurations, so value indices per column identify a configuration exactly);
@@ -27,11 +28,22 @@ Fitness is the told BLEU; if every individual has fitness <= 0, parents are draw
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from nmthpo.optimizers.base import TableOptimizer
+from nmthpo.optimizers.genetic_operators import (
+    fitter_first,
+    gene_indices,
+    mutate,
+    one_point_crossover,
+    selection_probabilities,
+    weakest_index,
+)
+
+__all__ = ["GAOptimizer"]
 
 
 class GAOptimizer(TableOptimizer):
@@ -73,9 +85,8 @@ class GAOptimizer(TableOptimizer):
         self.population = int(population)
         self.mutation_rate = float(mutation_rate)
         self.max_tries = int(max_tries)
-        cols = [np.unique(self.X[:, j], return_inverse=True) for j in range(self.X.shape[1])]
-        self.n_values = [int(v.size) for v, _ in cols]
-        self.genes = np.column_stack([inv.reshape(-1) for _, inv in cols]).astype(np.int64)
+        values, self.genes = gene_indices([self.X[:, j] for j in range(self.X.shape[1])])
+        self.n_values = [int(v.size) for v in values]
         keys = [tuple(int(v) for v in g) for g in self.genes]
         self.row_of = {k: i for i, k in enumerate(keys)}
         if len(self.row_of) != self.n:
@@ -91,7 +102,7 @@ class GAOptimizer(TableOptimizer):
             self.pop.append(int(row))
             self.fit.append(f)
         else:
-            w = int(np.argmin(self.fit))
+            w = weakest_index(self.fit)
             self.pop[w] = int(row)
             self.fit[w] = f
 
@@ -99,10 +110,10 @@ class GAOptimizer(TableOptimizer):
         self.remaining()  # raises once every row has been evaluated
         if len(self.pop) < 2:
             return self.random_candidate()
-        child = self.genes[self.pop[0]]
+        child: tuple[int, ...] = tuple(int(v) for v in self.genes[self.pop[0]])
         for _ in range(self.max_tries):
             child = self.breed()
-            r = self.row_of.get(tuple(int(v) for v in child))
+            r = self.row_of.get(child)
             if r is not None and not self.observed[r]:
                 return r
         return self.repair(child)
@@ -113,24 +124,25 @@ class GAOptimizer(TableOptimizer):
         f = np.maximum(np.asarray(self.fit, dtype=float), 0.0)
         k = len(self.pop)
         if f.sum() > 0:
-            i, j = self.rng.choice(k, size=2, p=f / f.sum())
+            i, j = self.rng.choice(k, size=2, p=selection_probabilities(f))
         else:
             i, j = self.rng.integers(0, k, size=2)
-        return (int(i), int(j)) if f[i] >= f[j] else (int(j), int(i))
+        return fitter_first(int(i), int(j), f.tolist())
 
-    def breed(self) -> np.ndarray:
+    def breed(self) -> tuple[int, ...]:
         """One offspring's gene-value indices (crossover, then maybe mutation)."""
         i, j = self.parents()
-        p1, p2 = self.genes[self.pop[i]], self.genes[self.pop[j]]
-        d = p1.size
+        p1 = [int(v) for v in self.genes[self.pop[i]]]
+        p2 = [int(v) for v in self.genes[self.pop[j]]]
+        d = len(p1)
         c = int(self.rng.integers(1, d)) if d > 1 else 0
-        child = np.concatenate([p1[:c], p2[c:]])
+        child = one_point_crossover(p1, p2, c)
         if self.rng.random() < self.mutation_rate:
             g = int(self.rng.integers(0, d))
-            child[g] = int(self.rng.integers(0, self.n_values[g]))
+            child = mutate(child, g, int(self.rng.integers(0, self.n_values[g])))
         return child
 
-    def repair(self, child: np.ndarray) -> int:
+    def repair(self, child: Sequence[int]) -> int:
         """The unevaluated row nearest to ``child`` in Hamming distance (ties at random)."""
         dist = (self.genes != np.asarray(child)[None, :]).sum(axis=1)
         return self.argmax_candidate(-dist.astype(float))

@@ -10,9 +10,9 @@
   paper's footnote 8 says. The footnote computes the ranking on the configurations common to
   *all* six tables; ``common="all"`` does that, ``common="pairwise"`` uses every configuration
   the two tables share.
-* :func:`fanova_importances`, :func:`grid_fanova` -- Figure 5: functional ANOVA (Hutter et al.
-  2014) importances of single hyperparameters (Optuna's ``FanovaImportanceEvaluator``) and of
-  pairs (our exact decomposition of the same random-forest model on the full grid).
+* Figure 5's fANOVA importances are :mod:`nmthpo.studies.fanova` (re-exported here).
+* The papermill parameter parser :func:`as_task_list` is :mod:`nmthpo.studies.params`
+  (re-exported here for the notebooks).
 
 Choices the paper leaves open are stated in each function's docstring.
 """
@@ -20,20 +20,32 @@ Choices the paper leaves open are stated in each function's docstring.
 from __future__ import annotations
 
 import itertools
-import json
-import warnings
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
-if TYPE_CHECKING:
-    import optuna
-
 from nmthpo.benchmark.space import DISPLAY_NAMES, HYPERPARAMETERS, search_space
 from nmthpo.benchmark.tables import NMTHPO_TASKS, PAPER_TABLE2, LookupTable, load_table
+from nmthpo.studies.fanova import (
+    capped_bleu,
+    fanova_importances,
+    grid_codes,
+    grid_fanova,
+    importance_study,
+    importance_table,
+)
+from nmthpo.studies.params import as_task_list, check_tasks
+
+__all__ = [
+    "BPE_EQUIVALENCE", "OTHER_METRICS", "PAPER_BEST_CONFIGS", "PAPER_SPEARMAN", "PAPER_TABLE1",
+    "best_configs", "bleu_by_config", "common_keys", "format_config", "format_value",
+    "metric_correlations", "metric_summary", "spearman_matrix", "table1", "table2",
+    # re-exported: Figure 5 (nmthpo.studies.fanova) and the papermill parser (studies.params)
+    "as_task_list", "capped_bleu", "check_tasks", "fanova_importances", "grid_codes",
+    "grid_fanova", "importance_study", "importance_table",
+]
 
 #: The best configuration of every task as printed in the paper's Table 2 (bpe, #layers,
 #: #embed, #hidden, #att heads, init lr), transcribed from the paper.
@@ -73,39 +85,6 @@ OTHER_METRICS: tuple[str, ...] = ("dev_ppl", "num_updates", "gpu_memory", "num_p
 BPE_EQUIVALENCE: dict[int, int] = {30_000: 32_000}
 
 
-def as_task_list(tasks: str | Sequence[str]) -> list[str]:
-    """Normalise a task parameter to a list of task names.
-
-    Accepts a sequence of names, one name (``"zh-en"``), a comma-separated string
-    (``"zh-en,sw-en"``) or a JSON list (``'["zh-en", "sw-en"]'``) -- papermill's ``-p`` passes
-    list values as strings, so ``papermill ... -p tasks '["zh-en"]'`` works as expected.
-    """
-    if isinstance(tasks, str):
-        text = tasks.strip()
-        if text.startswith("["):
-            try:
-                parsed = json.loads(text)
-            except json.JSONDecodeError as exc:
-                raise ValueError(
-                    f"tasks {tasks!r} is not a JSON list ({exc}); write e.g. '[\"zh-en\"]'"
-                ) from None
-            if not isinstance(parsed, list) or not all(isinstance(t, str) for t in parsed):
-                raise ValueError(f"tasks {tasks!r} must be a JSON list of task names")
-            return [t.strip() for t in parsed]
-        return [t.strip() for t in text.split(",") if t.strip()]
-    return [str(t) for t in tasks]
-
-
-def _check_tasks(tasks: str | Sequence[str]) -> list[str]:
-    tasks = as_task_list(tasks)
-    if not tasks:
-        raise ValueError("no tasks given; pass e.g. ['zh-en', 'en-ja']")
-    unknown = [t for t in tasks if t not in NMTHPO_TASKS]
-    if unknown:
-        raise KeyError(f"unknown task(s) {unknown}; valid: {', '.join(NMTHPO_TASKS)}")
-    return tasks
-
-
 # -- formatting -----------------------------------------------------------------------------
 def format_value(name: str, value: float) -> str:
     """Format one hyperparameter value as the paper prints it (``30k``, ``3e-4``, ``512``)."""
@@ -134,7 +113,7 @@ def table1(tasks: Sequence[str] = NMTHPO_TASKS) -> pd.DataFrame:
         when every hyperparameter's value set equals :data:`PAPER_TABLE1`).
     """
     rows = []
-    for task in _check_tasks(tasks):
+    for task in check_tasks(tasks):
         space = search_space(load_table(task).configs)
         row: dict[str, object] = {"task": task}
         for h in HYPERPARAMETERS:
@@ -170,7 +149,7 @@ def table2(tasks: Sequence[str] = NMTHPO_TASKS) -> pd.DataFrame:
         ``#tied best``, ``best configuration(s)``, ``paper configuration``, ``config matches``.
     """
     rows = []
-    for task in _check_tasks(tasks):
+    for task in check_tasks(tasks):
         table = load_table(task)
         ours = best_configs(table)
         paper_rows, paper_bleu = PAPER_TABLE2[task]
@@ -196,7 +175,7 @@ def metric_summary(tasks: Sequence[str] = NMTHPO_TASKS) -> pd.DataFrame:
     ``gpu_memory`` 0 in the data means "not recorded" and is excluded (NaN in the table).
     """
     frames = []
-    for task in _check_tasks(tasks):
+    for task in check_tasks(tasks):
         m = load_table(task).metrics
         desc = pd.DataFrame({
             "recorded": m.notna().sum(),
@@ -216,7 +195,7 @@ def metric_correlations(tasks: Sequence[str] = NMTHPO_TASKS) -> pd.DataFrame:
     correlations; ``n`` is the number of rows used.
     """
     rows = []
-    for task in _check_tasks(tasks):
+    for task in check_tasks(tasks):
         m = load_table(task).metrics
         for metric in ("dev_gpu_time", *OTHER_METRICS):
             ok = m[metric].notna().to_numpy()
@@ -248,7 +227,7 @@ def common_keys(configs: pd.DataFrame) -> pd.MultiIndex:
 def bleu_by_config(tasks: Sequence[str] = NMTHPO_TASKS) -> pd.DataFrame:
     """BLEU of every task (columns) by cross-task configuration key (rows; NaN = absent)."""
     cols = {}
-    for task in _check_tasks(tasks):
+    for task in check_tasks(tasks):
         table = load_table(task)
         keys = common_keys(table.configs)
         if keys.has_duplicates:
@@ -295,227 +274,3 @@ def spearman_matrix(
                 stats.spearmanr(wide[a].to_numpy()[ok], wide[b].to_numpy()[ok])[0]
             )
     return rho, n
-
-
-# -- Figure 5: fANOVA --------------------------------------------------------------------------
-def capped_bleu(bleu: np.ndarray, top_fraction: float | None = None) -> np.ndarray:
-    """The performance fANOVA analyses: BLEU, or BLEU capped below at the top quantile.
-
-    Hutter et al. (2014) measure importance "in good regions of the space" by decomposing the
-    variance of performance with every value worse than a quantile set to that quantile, so
-    that only differences among the good configurations (and between them and the rest)
-    contribute variance. For BLEU (maximised) and ``top_fraction`` = 0.01 this is
-    ``max(BLEU, q)`` with ``q`` the 0.99 quantile of the table's BLEU (``numpy.quantile``,
-    linear interpolation). ``None`` returns BLEU unchanged (the "all models" analysis).
-    """
-    y = np.asarray(bleu, dtype=float)
-    if top_fraction is None:
-        return y.copy()
-    if not 0.0 < top_fraction < 1.0:
-        raise ValueError(f"top_fraction must be in (0, 1), got {top_fraction}")
-    return np.maximum(y, np.quantile(y, 1.0 - top_fraction))
-
-
-def grid_codes(configs: pd.DataFrame) -> tuple[np.ndarray, list[int]]:
-    """Index of every row's value in each hyperparameter's sorted value set, and the set sizes.
-
-    Returns
-    -------
-    codes : ndarray of int, shape (n, 6)
-    sizes : list of int
-        Number of distinct values of each hyperparameter (the grid's shape).
-    """
-    codes, sizes = [], []
-    for h in HYPERPARAMETERS:
-        values, inverse = np.unique(configs[h].to_numpy(dtype=float), return_inverse=True)
-        codes.append(inverse)
-        sizes.append(int(values.size))
-    return np.column_stack(codes).astype(np.int64), sizes
-
-
-def importance_study(configs: pd.DataFrame, y: np.ndarray) -> optuna.Study:
-    """An in-memory Optuna study holding one completed trial per table row.
-
-    Each hyperparameter enters as ``code + 0.5`` in ``FloatDistribution(0, k)``, where ``code``
-    is the index of its value among the table's ``k`` sorted values (:func:`grid_codes`).
-    Optuna's fANOVA integrates over the distribution's bounds, and the forest's splits fall
-    halfway between codes, so each grid value owns a unit interval: the marginals are averages
-    under the uniform distribution over Table 1's grid, as in a grid-based fANOVA.
-    """
-    import optuna
-
-    codes, sizes = grid_codes(configs)
-    y = np.asarray(y, dtype=float)
-    if y.shape != (codes.shape[0],):
-        raise ValueError(f"y has shape {y.shape}; expected ({codes.shape[0]},), one per row")
-    dists: dict[str, optuna.distributions.BaseDistribution] = {
-        h: optuna.distributions.FloatDistribution(0.0, float(k))
-        for h, k in zip(HYPERPARAMETERS, sizes, strict=True)
-    }
-    study = optuna.create_study(direction="maximize", storage=None)
-    study.add_trials([
-        optuna.trial.create_trial(
-            params={h: float(c) + 0.5 for h, c in zip(HYPERPARAMETERS, row, strict=True)},
-            distributions=dists,
-            value=float(v),
-        )
-        for row, v in zip(codes, y, strict=True)
-    ])
-    return study
-
-
-def fanova_importances(
-    configs: pd.DataFrame,
-    y: np.ndarray,
-    n_trees: int = 64,
-    max_depth: int = 64,
-    seed: int = 0,
-) -> pd.Series:
-    """Single-hyperparameter fANOVA importances by Optuna's ``FanovaImportanceEvaluator``.
-
-    The evaluator fits a random forest (``n_trees`` trees of depth at most ``max_depth``,
-    ``random_state=seed``) to the whole table (:func:`importance_study`) and returns, per
-    hyperparameter, the mean over trees of the fraction of the tree's variance explained by
-    that hyperparameter's marginal. We keep those raw fractions (``normalize=False``) so that
-    they share one scale with the pair terms of :func:`grid_fanova`.
-
-    Returns
-    -------
-    Series
-        Index: hyperparameter names (:data:`nmthpo.benchmark.space.HYPERPARAMETERS` order); values:
-        fraction of variance.
-    """
-    import optuna
-
-    optuna.logging.set_verbosity(optuna.logging.WARNING)
-    study = importance_study(configs, y)
-    evaluator = optuna.importance.FanovaImportanceEvaluator(
-        n_trees=n_trees, max_depth=max_depth, seed=seed
-    )
-    with warnings.catch_warnings():
-        # ``normalize`` is flagged experimental by Optuna; its meaning is documented above.
-        warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
-        imp = optuna.importance.get_param_importances(
-            study, evaluator=evaluator, params=list(HYPERPARAMETERS), normalize=False
-        )
-    return pd.Series({h: float(imp[h]) for h in HYPERPARAMETERS}, name="importance")
-
-
-def _grid_decomposition(grid: np.ndarray) -> dict[tuple[int, ...], float]:
-    """Main-effect and pairwise variances of a function tabulated on a full grid (uniform)."""
-    d = grid.ndim
-    mu = grid.mean()
-    main = {}
-    out: dict[tuple[int, ...], float] = {}
-    for i in range(d):
-        others = tuple(a for a in range(d) if a != i)
-        main[i] = grid.mean(axis=others) - mu
-        out[(i,)] = float(np.mean(main[i] ** 2))
-    for i, j in itertools.combinations(range(d), 2):
-        others = tuple(a for a in range(d) if a not in (i, j))
-        pair = grid.mean(axis=others) - mu - main[i][:, None] - main[j][None, :]
-        out[(i, j)] = float(np.mean(pair**2))
-    return out
-
-
-def grid_fanova(
-    configs: pd.DataFrame,
-    y: np.ndarray,
-    n_trees: int = 64,
-    max_depth: int = 64,
-    seed: int = 0,
-) -> pd.Series:
-    """Single and pairwise fANOVA importances, computed exactly on the full grid.
-
-    Optuna's evaluator reports single hyperparameters only. For pairs we follow Hutter et al.
-    (2014, Section 3) with the same model Optuna fits -- a
-    ``sklearn.ensemble.RandomForestRegressor(n_trees, max_depth, min_samples_split=2,
-    min_samples_leaf=1, random_state=seed)`` on the codes of :func:`importance_study` -- and
-    decompose each tree's prediction exactly over the *complete* product grid of Table 1
-    (every combination of the table's values, including those the table lacks), with the
-    uniform distribution on the grid: ``V_i = Var(f_i)``, ``V_ij = Var(f_ij)`` with
-    ``f_ij = m_ij - f_i - f_j - mu`` from the marginal means ``m``. Importance is
-    ``V_U / Var(tree)`` averaged over trees (trees with zero variance skipped), as Optuna
-    does. The single terms agree with :func:`fanova_importances` up to split positions where
-    a bootstrap sample lacks a value.
-
-    Returns
-    -------
-    Series
-        Index: ``"bpe"`` for singles, ``"embed x lr"`` for pairs (order of
-        :data:`~nmthpo.benchmark.space.HYPERPARAMETERS`); values: fraction of variance.
-    """
-    from sklearn.ensemble import RandomForestRegressor
-
-    codes, sizes = grid_codes(configs)
-    y = np.asarray(y, dtype=float)
-    if y.shape != (codes.shape[0],):
-        raise ValueError(f"y has shape {y.shape}; expected ({codes.shape[0]},), one per row")
-    forest = RandomForestRegressor(
-        n_estimators=n_trees, max_depth=max_depth, min_samples_split=2, min_samples_leaf=1,
-        random_state=seed,
-    )
-    forest.fit(codes + 0.5, y)
-    grid = np.array(list(itertools.product(*[range(k) for k in sizes])), dtype=float) + 0.5
-    sums: dict[tuple[int, ...], list[float]] = {}
-    for tree in forest.estimators_:
-        pred = tree.predict(grid).reshape(sizes)
-        # A tree fitted to a constant bootstrap sample predicts a constant up to rounding of
-        # its leaf means; such trees carry no variance to decompose and are skipped.
-        if np.ptp(pred) <= 1e-9 * max(1.0, float(np.abs(pred).max())):
-            continue
-        total = float(pred.var())
-        for key, v in _grid_decomposition(pred).items():
-            sums.setdefault(key, []).append(v / total)
-    if not sums:
-        raise ValueError("every tree is constant: y has no variance to decompose")
-    names = {
-        key: " x ".join(HYPERPARAMETERS[i] for i in key) for key in sums
-    }
-    return pd.Series({names[k]: float(np.mean(v)) for k, v in sums.items()}, name="importance")
-
-
-def importance_table(
-    task: str,
-    top_fraction: float | None = None,
-    n_trees: int = 64,
-    max_depth: int = 64,
-    seed: int = 0,
-) -> tuple[pd.Series, pd.Series]:
-    """Figure 5 for one task: single importances (Optuna) and the pairs ranked (grid fANOVA).
-
-    Parameters
-    ----------
-    task : str
-        NMTHPO task.
-    top_fraction : float or None
-        ``0.01`` for the paper's "top 1%" analysis (BLEU capped below at the 0.99 quantile,
-        :func:`capped_bleu`); ``None`` for all models.
-    n_trees, max_depth, seed : int
-        Random-forest settings of the fANOVA model.
-
-    Returns
-    -------
-    singles : Series
-        Optuna's importance per hyperparameter, display names, descending.
-    pairs : Series
-        Every pair's importance from :func:`grid_fanova`, display names, descending.
-        Both are all NaN when the analysed performance is constant -- e.g. zh-en's top 1%,
-        where the 0.99 quantile equals the three tied best models' 14.66 BLEU -- since there
-        is then no variance to decompose.
-    """
-    table = load_table(_check_tasks([task])[0])
-    y = capped_bleu(table.bleu, top_fraction)
-    if np.ptp(y) == 0.0:
-        names = [DISPLAY_NAMES[h] for h in HYPERPARAMETERS]
-        pair_names = [f"{a} x {b}" for a, b in itertools.combinations(names, 2)]
-        return (pd.Series(np.nan, index=names, name="importance"),
-                pd.Series(np.nan, index=pair_names, name="importance"))
-    singles = fanova_importances(table.configs, y, n_trees, max_depth, seed)
-    singles.index = [DISPLAY_NAMES[h] for h in singles.index]
-    full = grid_fanova(table.configs, y, n_trees, max_depth, seed)
-    pairs = full[[k for k in full.index if " x " in k]]
-    pairs.index = [
-        " x ".join(DISPLAY_NAMES[h] for h in k.split(" x ")) for k in pairs.index
-    ]
-    return singles.sort_values(ascending=False), pairs.sort_values(ascending=False)

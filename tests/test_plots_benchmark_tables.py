@@ -1,4 +1,4 @@
-"""Tests for nmthpo.plots: every figure builds, with the expected panels and marks."""
+"""Tests for nmthpo.plots.benchmark_tables (Chapter 1): every figure builds with its panels."""
 
 from __future__ import annotations
 

@@ -1,0 +1,132 @@
+"""Chapter 1's figures: the NMTHPO benchmark tables (Zhang & Duh 2020, Section 3).
+
+Each function returns a :class:`matplotlib.figure.Figure` built without pyplot.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+
+from nmthpo.benchmark.tables import LookupTable
+from nmthpo.plots.style import METRIC_LABELS, grid_shape, hide_unused
+
+__all__ = [
+    "bleu_histograms", "bleu_vs_time", "metric_distributions", "correlation_heatmap",
+    "importance_bars",
+]
+
+
+def bleu_histograms(tables: Sequence[LookupTable], bins: int = 20) -> Figure:
+    """Figure 1 (left): histogram of dev BLEU of every model, one panel per task."""
+    nrows, ncols = grid_shape(len(tables))
+    fig = Figure(figsize=(3.6 * ncols, 2.8 * nrows), layout="constrained")
+    axes = np.atleast_1d(fig.subplots(nrows, ncols, squeeze=False))
+    for ax, table in zip(axes.ravel(), tables, strict=False):
+        ax.hist(table.bleu, bins=bins, color="#4C72B0", edgecolor="white")
+        ax.axvline(table.best_bleu, color="#C44E52", lw=1, ls="--")
+        ax.set_title(f"{table.task} ({table.n_rows} models)")
+        ax.set_xlabel("dev BLEU")
+        ax.set_ylabel("models")
+    hide_unused(axes, len(tables))
+    return fig
+
+
+def bleu_vs_time(tables: Sequence[LookupTable]) -> Figure:
+    """Figure 1 (right): BLEU against decoding time; gold stars mark the Pareto-optimal models."""
+    nrows, ncols = grid_shape(len(tables))
+    fig = Figure(figsize=(3.6 * ncols, 2.9 * nrows), layout="constrained")
+    axes = np.atleast_1d(fig.subplots(nrows, ncols, squeeze=False))
+    for ax, table in zip(axes.ravel(), tables, strict=False):
+        p = table.pareto
+        ax.scatter(table.time[~p], table.bleu[~p], s=8, color="#8C8C8C", alpha=0.6,
+                   label="model")
+        ax.scatter(table.time[p], table.bleu[p], s=90, marker="*", color="#E1A100",
+                   edgecolor="black", linewidth=0.5, label="Pareto-optimal", zorder=3)
+        ax.set_title(f"{table.task} ({int(p.sum())} Pareto-optimal)")
+        ax.set_xlabel(METRIC_LABELS["dev_gpu_time"])
+        ax.set_ylabel("dev BLEU")
+    axes.ravel()[0].legend(loc="lower right", fontsize="small")
+    hide_unused(axes, len(tables))
+    return fig
+
+
+def metric_distributions(
+    tables: Sequence[LookupTable],
+    metrics: Sequence[str] = ("dev_ppl", "num_updates", "gpu_memory", "num_param"),
+) -> Figure:
+    """Box plots of each metric across tasks (one panel per metric; missing values excluded).
+
+    Perplexity and parameter counts span orders of magnitude and are drawn on a log axis.
+    """
+    if not tables:
+        raise ValueError("nothing to plot: pass at least one table")
+    nrows, ncols = grid_shape(len(metrics), ncols=2)
+    fig = Figure(figsize=(5.2 * ncols, 3.0 * nrows), layout="constrained")
+    axes = np.atleast_1d(fig.subplots(nrows, ncols, squeeze=False))
+    for ax, metric in zip(axes.ravel(), metrics, strict=False):
+        values = [t.metrics[metric].dropna().to_numpy(dtype=float) for t in tables]
+        ax.boxplot(values, tick_labels=[t.task for t in tables], showfliers=True,
+                   flierprops={"markersize": 2})
+        ax.set_ylabel(METRIC_LABELS.get(metric, metric))
+        if metric in ("dev_ppl", "num_param"):
+            ax.set_yscale("log")
+    hide_unused(axes, len(metrics))
+    return fig
+
+
+def correlation_heatmap(
+    rho: pd.DataFrame,
+    counts: pd.DataFrame | None = None,
+    title: str = "",
+    vmin: float = -1.0,
+    vmax: float = 1.0,
+) -> Figure:
+    """Figure 4: a matrix of correlations, annotated with rho (and the count it rests on)."""
+    fig = Figure(figsize=(1.0 + 0.95 * rho.shape[1], 0.6 + 0.8 * rho.shape[0]),
+                 layout="constrained")
+    ax = fig.subplots()
+    im = ax.imshow(rho.to_numpy(dtype=float), cmap="RdBu_r", vmin=vmin, vmax=vmax)
+    ax.set_xticks(range(rho.shape[1]), list(rho.columns), rotation=45, ha="right")
+    ax.set_yticks(range(rho.shape[0]), list(rho.index))
+    for i in range(rho.shape[0]):
+        for j in range(rho.shape[1]):
+            v = rho.iat[i, j]
+            text = "n/a" if pd.isna(v) else f"{v:.2f}"
+            if counts is not None:
+                text += f"\n({int(counts.iat[i, j])})"
+            ax.text(j, i, text, ha="center", va="center", fontsize=7,
+                    color="white" if not pd.isna(v) and abs(v) > 0.6 else "black")
+    fig.colorbar(im, ax=ax, shrink=0.8, label="Spearman's rho")
+    if title:
+        ax.set_title(title)
+    return fig
+
+
+def importance_bars(
+    panels: Mapping[str, tuple[pd.Series, pd.Series]], n_pairs: int = 8
+) -> Figure:
+    """Figure 5: single importances (top row) and the ``n_pairs`` largest pairs (bottom row).
+
+    ``panels`` maps a panel title (e.g. ``"en-ja, top 1%"``) to ``(singles, pairs)`` as
+    returned by :func:`nmthpo.studies.benchmark_tables.importance_table`.
+    """
+    if not panels:
+        raise ValueError("nothing to plot: pass at least one panel")
+    ncols = len(panels)
+    fig = Figure(figsize=(3.4 * ncols, 6.4), layout="constrained")
+    axes = fig.subplots(2, ncols, squeeze=False)
+    for col, (title, (singles, pairs)) in enumerate(panels.items()):
+        top, bottom = axes[0, col], axes[1, col]
+        s = singles.sort_values()
+        top.barh(list(s.index), s.to_numpy(), color="#4C72B0")
+        top.set_title(title)
+        top.set_xlabel("fraction of variance")
+        p = pairs.sort_values(ascending=False).head(n_pairs).sort_values()
+        bottom.barh(list(p.index), p.to_numpy(), color="#55A868")
+        bottom.set_xlabel("fraction of variance")
+        bottom.tick_params(axis="y", labelsize=7)
+    return fig

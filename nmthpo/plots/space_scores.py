@@ -1,0 +1,170 @@
+"""Chapter 6's figures: search-space scoring (Ariafar et al. 2022).
+
+Each function returns a :class:`matplotlib.figure.Figure` built without pyplot.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+
+from nmthpo.plots.style import grid_shape, hide_unused
+
+__all__ = [
+    "score_scatter", "faithfulness_curves", "preferred_size_plot", "calibration_plot",
+    "comparison_plot",
+]
+
+
+def _domain_column(frame: pd.DataFrame) -> str:
+    if "task" in frame.columns:
+        return "task"
+    if "function" in frame.columns:
+        return "function"
+    raise ValueError("the frame has neither a 'task' nor a 'function' column")
+
+
+def _panels(n: int, ncols: int = 4, w: float = 3.4, h: float = 2.8) -> tuple[Figure, np.ndarray]:
+    nrows, ncols = grid_shape(n, ncols)
+    fig = Figure(figsize=(w * ncols, h * nrows), layout="constrained")
+    return fig, np.atleast_1d(fig.subplots(nrows, ncols, squeeze=False))
+
+
+def score_scatter(
+    frame: pd.DataFrame, budgets: Sequence[int], score: str = "mean-b-ei",
+    seed_size: int | None = None, repeat: int = 0,
+) -> Figure:
+    """Predicted against empirical score of every candidate space, one panel per budget.
+
+    ``frame`` is a :func:`nmthpo.studies.space_scores.table_experiment` or ``synthetic_experiment``
+    frame;
+    rows are the task/function, colour is the space's size (rows or volume fraction). One
+    (seed size, repeat): the smallest seed size unless ``seed_size`` is given.
+    """
+    dom = _domain_column(frame)
+    sub = frame[(frame["score"] == score) & (frame["repeat"] == repeat)]
+    n = int(sub["seed_size"].min()) if seed_size is None else seed_size
+    sub = sub[sub["seed_size"] == n]
+    names = list(dict.fromkeys(sub[dom]))
+    if sub.empty or not budgets:
+        raise ValueError("nothing to plot: no rows for that score, seed size and repeat")
+    size = "n_rows" if "n_rows" in sub.columns else "fraction"
+    fig = Figure(figsize=(2.9 * len(budgets), 2.7 * len(names)), layout="constrained")
+    axes = np.atleast_2d(fig.subplots(len(names), len(budgets), squeeze=False))
+    sc = None
+    for i, name in enumerate(names):
+        for j, b in enumerate(budgets):
+            ax = axes[i, j]
+            g = sub[(sub[dom] == name) & (sub["budget"] == b)]
+            sc = ax.scatter(g["empirical"], g["predicted"], c=g[size], s=14, cmap="viridis",
+                            edgecolor="none")
+            lo = float(min(g["empirical"].min(), g["predicted"].min()))
+            hi = float(max(g["empirical"].max(), g["predicted"].max()))
+            ax.plot([lo, hi], [lo, hi], color="#999999", lw=0.8, ls="--")
+            ax.set_title(f"{name}, n={n}, b={b}", fontsize=9)
+            ax.set_xlabel(f"empirical {score}", fontsize=8)
+            ax.set_ylabel(f"predicted {score}", fontsize=8)
+    if sc is not None:
+        fig.colorbar(sc, ax=axes, label="rows" if size == "n_rows" else "volume fraction",
+                     shrink=0.8)
+    return fig
+
+
+def faithfulness_curves(summary: pd.DataFrame, metrics: Sequence[str] = ("spearman",
+                                                                         "kendall_tau")) -> Figure:
+    """Rank correlation of predicted and empirical scores against the budget.
+
+    ``summary`` is :func:`nmthpo.studies.scoring_results.faithfulness_summary`'s frame; one panel
+    per
+    task/function, one colour per seed size, solid Spearman, dashed Kendall.
+    """
+    dom = _domain_column(summary)
+    names = list(dict.fromkeys(summary[dom]))
+    fig, axes = _panels(len(names))
+    styles = ["-", "--", ":"]
+    for ax, name in zip(axes.ravel(), names, strict=False):
+        g = summary[summary[dom] == name]
+        for k, (n, h) in enumerate(g.groupby("seed_size", sort=True)):
+            colour = f"C{k}"
+            for m, ls in zip(metrics, styles, strict=False):
+                ax.plot(h["budget"], h[m], ls, color=colour, lw=1.3,
+                        label=f"n={n}" if m == metrics[0] else None)
+        ax.axhline(0, color="#999999", lw=0.8)
+        ax.set_xscale("log")
+        ax.set_ylim(-1, 1)
+        ax.set_title(str(name))
+        ax.set_xlabel("budget b")
+        ax.set_ylabel(" / ".join(metrics))
+    axes.ravel()[0].legend(fontsize=7)
+    hide_unused(axes, len(names))
+    return fig
+
+
+def preferred_size_plot(summary: pd.DataFrame) -> Figure:
+    """Size of the best space against the budget: predicted (solid) and empirical (dashed).
+
+    ``summary`` is :func:`nmthpo.studies.scoring_results.preferred_summary`'s frame (means over
+    repeats); one panel per task/function, one colour per seed size.
+    """
+    dom = _domain_column(summary)
+    names = list(dict.fromkeys(summary[dom]))
+    fig, axes = _panels(len(names))
+    for ax, name in zip(axes.ravel(), names, strict=False):
+        g = summary[summary[dom] == name]
+        for k, (n, h) in enumerate(g.groupby("seed_size", sort=True)):
+            ax.plot(h["budget"], h["predicted_size"], "-", color=f"C{k}", label=f"n={n}")
+            ax.plot(h["budget"], h["empirical_size"], "--", color=f"C{k}")
+        ax.set_xscale("log")
+        ax.set_title(str(name))
+        ax.set_xlabel("budget b")
+        ax.set_ylabel("size of best space (rows)" if dom == "task" else "volume fraction")
+    axes.ravel()[0].legend(fontsize=7, title="— predicted, -- empirical", title_fontsize=7)
+    hide_unused(axes, len(names))
+    return fig
+
+
+def calibration_plot(cal: pd.DataFrame) -> Figure:
+    """Mean predicted over mean empirical score against the budget (1 = calibrated).
+
+    ``cal`` is :func:`nmthpo.studies.space_scores.calibration`'s frame; one panel per
+    task/function, one
+    colour per seed size, log scale.
+    """
+    dom = _domain_column(cal)
+    names = list(dict.fromkeys(cal[dom]))
+    fig, axes = _panels(len(names))
+    for ax, name in zip(axes.ravel(), names, strict=False):
+        g = cal[cal[dom] == name]
+        for k, (n, h) in enumerate(g.groupby("seed_size", sort=True)):
+            ax.plot(h["budget"], h["ratio"], color=f"C{k}", label=f"n={n}")
+        ax.axhline(1, color="#999999", lw=0.8, ls="--")
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_title(str(name))
+        ax.set_xlabel("budget b")
+        ax.set_ylabel("predicted / empirical")
+    axes.ravel()[0].legend(fontsize=7)
+    hide_unused(axes, len(names))
+    return fig
+
+
+def comparison_plot(summary: pd.DataFrame, label_a: str, label_b: str) -> Figure:
+    """Expected best BLEU of two spaces against the budget, predicted and empirical.
+
+    ``summary`` is :func:`nmthpo.studies.scoring_results.comparison_summary`'s frame.
+    """
+    fig = Figure(figsize=(5.4, 3.4), layout="constrained")
+    ax = fig.subplots()
+    for col, name, colour in (("a", label_a, "C0"), ("b", label_b, "C3")):
+        ax.plot(summary["budget"], summary[f"predicted_{col}"], "-", marker="o", ms=3,
+                color=colour, label=f"{name}, predicted")
+        ax.plot(summary["budget"], summary[f"empirical_{col}"], "--", marker="s", ms=3,
+                color=colour, label=f"{name}, empirical")
+    ax.set_xscale("log")
+    ax.set_xlabel("budget b")
+    ax.set_ylabel("expected best dev BLEU")
+    ax.legend(fontsize=7)
+    return fig

@@ -1,0 +1,61 @@
+"""The figures' shared style: metric labels, the method palette and panel-grid helpers.
+
+Every chapter's plot module (:mod:`nmthpo.plots.benchmark_tables` ...
+:mod:`nmthpo.plots.space_scores`) draws with these, so a method has one colour in every figure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+__all__ = [
+    "grid_shape", "hide_unused", "method_colour", "require_columns", "METRIC_LABELS",
+    "METHOD_COLOURS",
+]
+
+
+#: Axis labels of the recorded metrics.
+METRIC_LABELS: dict[str, str] = {
+    "dev_bleu": "dev BLEU",
+    "dev_gpu_time": "decoding time on dev (GPU s)",
+    "dev_ppl": "dev perplexity",
+    "num_updates": "updates to convergence",
+    "gpu_memory": "training GPU memory (MiB)",
+    "num_param": "parameters",
+}
+
+
+def grid_shape(n: int, ncols: int = 3) -> tuple[int, int]:
+    """``(rows, columns)`` of a panel grid for ``n`` panels, at most ``ncols`` per row."""
+    if n < 1:
+        raise ValueError("nothing to plot: pass at least one table")
+    ncols = min(ncols, n)
+    return (n + ncols - 1) // ncols, ncols
+
+
+def hide_unused(axes: np.ndarray, used: int) -> None:
+    """Hide the panels of ``axes`` after the first ``used`` (row-major)."""
+    for ax in axes.ravel()[used:]:
+        ax.set_visible(False)
+
+
+#: A fixed colour per method, shared by every single-objective figure (and Chapter 5's GA).
+METHOD_COLOURS: dict[str, str] = {
+    "rs": "#7f7f7f", "bo-ei-m": "#1f77b4", "bo-ei-r": "#17becf", "gb-ei-m": "#d62728",
+    "gb-ei-r": "#ff9896", "gb-eif-m": "#2ca02c", "gb-eif-r": "#98df8a", "ga": "#9467bd",
+}
+
+
+def method_colour(method: str) -> str:
+    """The method's colour in :data:`METHOD_COLOURS`, dark grey for any other method."""
+    return METHOD_COLOURS.get(method, "#333333")
+
+
+def require_columns(frame: pd.DataFrame, cols: Sequence[str], source: str) -> None:
+    """Raise a ValueError naming the missing ``cols`` and the function (``source``) to call."""
+    missing = [c for c in cols if c not in frame.columns]
+    if missing:
+        raise ValueError(f"frame lacks columns {missing}; pass the frame of {source}")

@@ -1,0 +1,46 @@
+"""Tests for nmthpo.studies.fanova: Figure 5's importances (pure parts; the data-backed
+importance table is tested in test_analysis.py)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from nmthpo.studies import fanova
+
+
+def test_capped_bleu_is_max_with_quantile() -> None:
+    y = np.arange(1.0, 101.0)  # quantile 0.99 (linear) = 99.01
+    capped = fanova.capped_bleu(y, 0.01)
+    assert capped.min() == pytest.approx(99.01)
+    assert capped[-1] == 100.0
+    np.testing.assert_array_equal(fanova.capped_bleu(y, None), y)
+    with pytest.raises(ValueError, match="top_fraction"):
+        fanova.capped_bleu(y, 1.5)
+
+
+def test_grid_decomposition_hand_computed() -> None:
+    # f(a, b) = a + 2 b + a*b on {0,1}^2: mean 1.75; marginals m_a = (1, 2.5), m_b = (0.5, 3)
+    grid = np.array([[0.0, 2.0], [1.0, 4.0]])
+    dec = fanova._grid_decomposition(grid)
+    assert dec[(0,)] == pytest.approx(0.75**2)          # f_a = (-0.75, 0.75)
+    assert dec[(1,)] == pytest.approx(1.25**2)          # f_b = (-1.25, 1.25)
+    assert dec[(0, 1)] == pytest.approx(0.25**2)        # interaction +-0.25
+    assert dec[(0,)] + dec[(1,)] + dec[(0, 1)] == pytest.approx(grid.var())
+
+
+def test_grid_fanova_additive_function_has_no_interactions() -> None:
+    levels = [(0, 1, 2), (0, 1)]
+    rows = [(a, b) for a in levels[0] for b in levels[1]]
+    configs = pd.DataFrame({"bpe": [1000 * (a + 1) for a, _ in rows],
+                            "layers": [b + 1 for _, b in rows],
+                            "embed": 256, "hidden": 1024, "heads": 8, "lr": 3e-4})
+    y = np.array([3.0 * a + 1.0 * b for a, b in rows])
+    imp = fanova.grid_fanova(configs, y, n_trees=4, max_depth=8, seed=0)
+    assert imp["bpe"] + imp["layers"] == pytest.approx(1.0, abs=0.1)
+    assert imp["bpe"] > imp["layers"]
+    assert imp["bpe x layers"] == pytest.approx(0.0, abs=0.05)
+    single = fanova.fanova_importances(configs, y, n_trees=4, max_depth=8, seed=0)
+    assert single.idxmax() == "bpe"
+    assert single["embed"] == 0.0
