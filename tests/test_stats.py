@@ -136,6 +136,8 @@ def test_interval_verdict_by_hand():
     assert interval_verdict(0.6, 0.7, 0.5) == "not reproduced"
     assert interval_verdict(0.4, 0.6, 0.5) == "partly"
     assert interval_verdict(0.4, 0.6, 0.3, "above") == "reproduced"
+    assert interval_verdict(0.0, 0.0, 0.0, "above") == "not reproduced"  # at most 0: not above
+    assert interval_verdict(0.5, 0.6, 0.5) == "not reproduced"
     assert interval_verdict(float("nan"), 1.0, 0.0) == "not testable"
     with pytest.raises(ValueError, match="holds"):
         interval_verdict(0, 1, 0, "inside")
@@ -195,12 +197,12 @@ def test_count_and_composite_verdicts():
 
 
 def test_win_count_counts_only_clear_wins():
-    wc = win_count([(-3, -1), (-1, 2), (1, 2), (np.nan, np.nan), (-5, -4)])
-    assert wc == WinCount(2, 2, 1)
-    assert str(wc) == "2 of 5 (2 ties)"
-    assert wc.verdict(2, 4) == "reproduced"  # the count range [2, 4] lies in the band
-    assert wc.verdict(4) == "partly"  # 4 lies in [2, 4]
-    assert wc.verdict(5) == "not reproduced"
+    wc = win_count([(-3, -1), (-1, 2), (1, 2), (np.nan, np.nan), (-5, -4), (0, 0)])
+    assert wc == WinCount(2, 3, 1)  # [0, 0] (equal in every resample) is a tie
+    assert str(wc) == "2 of 6 (3 ties)"
+    assert wc.verdict(2, 5) == "reproduced"  # the count range [2, 5] lies in the band
+    assert wc.verdict(4) == "partly"  # 4 lies in [2, 5]
+    assert wc.verdict(6) == "not reproduced"
     assert WinCount(4, 0, 2).verdict(4) == "reproduced"
     assert win_count([(1, 2)], better="above") == WinCount(1, 0, 0)
 

@@ -218,12 +218,14 @@ def interval_verdict(low: float, high: float, bound: float, holds: str = "below"
     """The verdict on "the quantity lies ``holds`` ``bound``" given its interval.
 
     ``holds`` is ``"below"`` or ``"above"``: ``reproduced`` when the whole interval lies
-    strictly on that side of ``bound``, ``not reproduced`` when it lies wholly on the other side,
-    ``partly`` when it straddles (or touches) ``bound``; ``not testable`` when the interval is
-    undefined.
+    strictly on that side of ``bound``, ``not reproduced`` when it lies wholly on the other side
+    or on the bound itself (a quantity of at most 0 is not above 0), ``partly`` when it
+    straddles ``bound``; ``not testable`` when the interval is undefined.
 
     >>> interval_verdict(0.1, 0.3, 0.5), interval_verdict(0.4, 0.6, 0.5)
     ('reproduced', 'partly')
+    >>> interval_verdict(0.0, 0.0, 0.0, "above")
+    'not reproduced'
     """
     if holds not in ("below", "above"):
         raise ValueError(f"holds must be 'below' or 'above', got {holds!r}")
@@ -233,7 +235,7 @@ def interval_verdict(low: float, high: float, bound: float, holds: str = "below"
         low, high, bound = -high, -low, -bound
     if high < bound:
         return "reproduced"
-    if low > bound:
+    if low >= bound:
         return "not reproduced"
     return "partly"
 
@@ -348,17 +350,23 @@ def win_count(intervals: Iterable[tuple[float, float]], better: str = "below") -
     """Count wins, ties and losses from the paired intervals of ``A - B``, one per part.
 
     ``better`` says which side of zero favours A (``"below"`` when lower is better, as for
-    runtimes and ranks). An undefined interval counts as a tie.
+    runtimes and ranks). An interval that touches zero (``[0, 0]``: equal in every resample)
+    or is undefined counts as a tie.
 
-    >>> str(win_count([(-3.0, -1.0), (-1.0, 2.0), (1.0, 2.0)]))
-    '1 of 3 (1 ties)'
+    >>> str(win_count([(-3.0, -1.0), (-1.0, 2.0), (1.0, 2.0), (0.0, 0.0)]))
+    '1 of 4 (2 ties)'
     """
+    if better not in ("below", "above"):
+        raise ValueError(f"better must be 'below' or 'above', got {better!r}")
+    sign = 1.0 if better == "below" else -1.0
     wins = ties = losses = 0
     for lo, hi in intervals:
-        v = interval_verdict(lo, hi, 0.0, better)
-        if v == "reproduced":
+        a, b = sorted((sign * lo, sign * hi))
+        if _undefined(lo, hi):
+            ties += 1
+        elif b < 0:
             wins += 1
-        elif v == "not reproduced":
+        elif a > 0:
             losses += 1
         else:
             ties += 1
