@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 
 import nmthpo.studies.genetic as ga
+from nmthpo.engine.stats import check_claims_table
 from nmthpo.studies.genetic import (
     baseline_expectation,
     ga_study,
@@ -54,7 +55,19 @@ def test_paper_comparison_cells_and_verdicts():
     assert c.loc[5, "average"] == pytest.approx(s.average("ga")[5])
     z = (ga.PAPER_GA[5] - s.average("ga")[5]) / (np.sqrt(2) * s.std_error("ga")[5])
     assert c.loc[5, "z"] == pytest.approx(z)
-    assert c.loc[5, "verdict"] == ("within 2 sigma" if abs(z) <= 2 else "off")
+    assert c.loc[5, "verdict"] == ("reproduced" if abs(z) <= 2 else "not reproduced")
+    sigma = np.sqrt(2) * s.std_error("ga")[5]
+    assert c.loc[5, "95% CI low"] == pytest.approx(s.average("ga")[5] - 2 * sigma)
+    assert c.loc[5, "95% CI high"] == pytest.approx(s.average("ga")[5] + 2 * sigma)
+    check_claims_table(c)
+    # the default k is the 95 % normal quantile; the verdict follows from the interval
+    c95 = ga.paper_comparison(s, "baseline")
+    check_claims_table(c95)
+    for m in (5, 10):
+        lo, hi = c95.loc[m, "95% CI low"], c95.loc[m, "95% CI high"]
+        assert hi - lo == pytest.approx(2 * 1.96 * np.sqrt(2) * s.std_error("baseline")[m])
+        inside = lo <= ga.PAPER_BASELINE[m] <= hi
+        assert c95.loc[m, "verdict"] == ("reproduced" if inside else "not reproduced")
     d = ga.paper_comparison(s, "difference")
     assert d.loc[10, "average"] == pytest.approx(s.difference()[10])
     assert d.loc[10, "se"] == pytest.approx(s.difference_se()[10])

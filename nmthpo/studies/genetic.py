@@ -164,8 +164,8 @@ def fair_comparison(
 
 
 # -- reading the paper's numbers: verdicts, Table 3's protocol, caches (Chapter 5) ------------
-def paper_comparison(study: GAStudy, which: str, k: float = 2.0) -> pd.DataFrame:
-    """Tables 2, 3 or 4 cell by cell: ours beside the paper's, noise, z and a verdict.
+def paper_comparison(study: GAStudy, which: str, k: float = 1.96) -> pd.DataFrame:
+    """Tables 2, 3 or 4 cell by cell: ours beside the paper's, noise, z, interval and verdict.
 
     ``which`` is ``"ga"`` (Table 2), ``"baseline"`` (Table 3) or ``"difference"`` (Table 4,
     averages only: the paper gives no per-trial differences). Per initial size: each trial's
@@ -173,11 +173,16 @@ def paper_comparison(study: GAStudy, which: str, k: float = 2.0) -> pd.DataFrame
     trial value (``se trial``: the spread trial values should have), the sample standard
     deviation of the paper's trial values (``paper sd trial``), the largest trial z
     (``max |z| trial``), the overall average
-    beside the paper's with its standard error (``se``), ``z`` = (paper - ours) / sigma and
-    ``verdict`` ("within k sigma" or "off"). Because both the paper's value and ours are
-    simulation means under (we assume) the same rules and spread, sigma is ``sqrt(2) * se``
-    (``sqrt(2)`` times the trial standard error for trial cells). For the difference the
-    paired standard error is used (the GA and the baseline share initial populations).
+    beside the paper's with its standard error (``se``), ``z`` = (paper - ours) / sigma, the
+    interval ``ours -/+ k sigma`` (columns ``"95% CI low"``, ``"95% CI high"``; the label
+    is the interval's normal coverage ``2 Phi(k) - 1`` rounded to a percent: 95 % for the
+    default ``k = 1.96`` and for ``k = 2``) and ``verdict``: ``reproduced`` if the paper's
+    value lies in the interval, ``not reproduced`` if not, ``not testable`` without a paper
+    value (:func:`nmthpo.engine.stats.covers_verdict`). Because both the paper's value and ours
+    are simulation means under (we assume) the same rules and spread, sigma is
+    ``sqrt(2) * se``: the interval is where a second simulation of our rules, like the paper's,
+    lands with that probability. For the difference the paired standard error is used (the GA
+    and the baseline share initial populations).
     """
     if which not in ("ga", "baseline", "difference"):
         raise ValueError(f"which must be 'ga', 'baseline' or 'difference', got {which!r}")
@@ -211,10 +216,20 @@ def paper_comparison(study: GAStudy, which: str, k: float = 2.0) -> pd.DataFrame
         paper = paper_avg[which].get(m, np.nan)
         z = (paper - avg) / (sqrt(2) * se)
         row.update({"average": avg, "paper": paper, "se": se, "z": z,
-                    "verdict": (f"within {k:g} sigma" if abs(z) <= k else "off")
-                    if np.isfinite(z) else "no paper value"})
+                    **_ga_interval_verdict(avg, sqrt(2) * se, paper, k)})
         rows.append(row)
     return pd.DataFrame(rows).set_index("init_pop")
+
+
+def _ga_interval_verdict(ours: float, sigma: float, paper: float, k: float) -> dict[str, Any]:
+    """``ours -/+ k sigma`` under its coverage label, and whether it covers the paper's value."""
+    from scipy.stats import norm
+
+    from nmthpo.engine.stats import covers_verdict
+
+    label = f"{2 * norm.cdf(k) - 1:.0%} CI"
+    lo, hi = ours - k * sigma, ours + k * sigma
+    return {f"{label} low": lo, f"{label} high": hi, "verdict": covers_verdict(lo, hi, paper)}
 
 
 def protocol_comparison(

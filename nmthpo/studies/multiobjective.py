@@ -323,35 +323,60 @@ def front_evolution(
 # ================================================================================================
 def _mean_metric(runs: RunFrames, method: str, task: str, metric: str,
                  budget: int | None = None) -> float:
-    per = pareto_metrics(runs[(method, task)], task, budget=budget)
-    return float(per[metric].mean())
+    return float(_mo_trials(runs, method, task, metric, budget).mean())
 
 
 def claims(runs: RunFrames) -> pd.DataFrame:
     """The paper's multiobjective claims (Section 6.2) against our runs.
 
-    Returns a frame with columns ``claim, paper, ours, verdict`` (``"yes"``, ``"partly"``,
-    ``"no"`` or ``"not run"`` when a needed run is missing). Rules, all on means over trials:
+    Every number gets a 95 % paired bootstrap interval over trials (trial ``t`` of every
+    method on a task starts from the same initial rows; :mod:`nmthpo.engine.stats`), and the
+    verdict follows from the interval. "Best BO" ("best GB") is the better of bo-m, bo-r
+    (gb-m, gb-r) by mean on that task. Rules:
 
-    1. RS needs nearly the whole table for fta: ``fta / rows >= 0.7`` on every task run.
-    2. BO is generally best: a BO system (bo-m, bo-r) has the lowest fta on at least 4 of the
-       tasks run ("partly": on at least half).
-    3. sw-en: BO (the better of bo-m, bo-r) reaches the full Pareto set in less than half of
-       RS's runtime (paper: 344 vs 719).
-    4. sw-en: BO finds 8.6 more Pareto points than RS within 200 evaluations: "yes" if our
-       difference is within 2 points of 8.6, "partly" if it is positive.
-    5. GB (the better of gb-m, gb-r) is comparable to BO (the better of bo-m, bo-r) on the four
-       TED/WMT tasks -- fta ratio GB/BO <= 1.15 -- and noticeably worse (ratio > 1.15) on sw-en
-       and so-en; "partly" if it is worse on both sw-en and so-en but not comparable elsewhere.
+    1. RS needs nearly the whole table for fta: mean ``fta / rows`` above 0.7 on every task
+       run (per task :func:`~nmthpo.engine.stats.interval_verdict`, then
+       :func:`~nmthpo.engine.stats.composite_verdict`; the CI columns hold the union).
+    2. BO is generally best: best BO beats the best other system (RS, GB) on fta on at least 4
+       of the tasks run (all if fewer), a task counting only if the paired interval of the
+       difference lies below 0; the CI columns hold the count's range ``[wins, wins + ties]``.
+    3. sw-en: best BO needs less than half of RS's fta (paper: 344 vs 719): the interval of the
+       ratio lies below 0.5.
+    4. sw-en: best BO finds 8.6 more Pareto points than RS within 200 evaluations: the interval
+       of the difference lies within 8.6 +- 2 (``partly`` also if it misses the band but lies
+       above 0: BO finds more, but not 8.6 more).
+    5. Best GB comparable to best BO on the four TED/WMT tasks -- the interval of the fta
+       ratio GB/BO below 1.15 -- and noticeably worse (above 1.15) on sw-en and so-en;
+       composite over the six tasks.
+
+    A claim whose runs are missing is ``not testable`` (the note says which runs).
+
+    Returns
+    -------
+    DataFrame
+        :func:`~nmthpo.engine.stats.claims_frame`.
     """
+    from nmthpo.engine.stats import (
+        Claim,
+        band_verdict,
+        bootstrap_mean,
+        claims_frame,
+        composite_verdict,
+        interval_verdict,
+        paired_difference,
+        paired_ratio,
+        win_count,
+    )
+
+    runs = _MemoRuns(runs)
     tasks = [t for t in NMTHPO_TASKS if any(k[1] == t for k in runs)]
-    rows: list[dict[str, str]] = []
+    sec = "Sec. 6.2, Table 4"
+    out: list[Claim] = []
+    nan = float("nan")
 
-    def have(methods: Sequence[str], ts: Sequence[str]) -> bool:
-        return bool(ts) and all((m, t) in runs for m in methods for t in ts)
-
-    def add(claim: str, paper: str, ours: str, verdict: str) -> None:
-        rows.append({"claim": claim, "paper": paper, "ours": ours, "verdict": verdict})
+    def missing(claim: str, paper: str, what: str) -> None:
+        out.append(Claim(claim, sec, paper, "n/a", nan, nan, "not testable",
+                         f"not run in this execution: {what}"))
 
     # 1
     c1 = "RS needs nearly the whole table to find all Pareto points (fta)"
@@ -359,69 +384,132 @@ def claims(runs: RunFrames) -> pd.DataFrame:
     rs_tasks = [t for t in tasks if ("rs", t) in runs]
     if rs_tasks:
         frac = {t: _mean_metric(runs, "rs", t, "fta") / load_table(t).n_rows for t in rs_tasks}
-        worst = min(frac, key=lambda t: frac[t])
+        ivs = {t: bootstrap_mean(_mo_trials(runs, "rs", t, "fta").to_numpy()
+                                 / load_table(t).n_rows) for t in rs_tasks}
         ours = ", ".join(f"{t} {frac[t]:.2f}" for t in rs_tasks) + " of the rows"
-        add(c1, p1, ours, "yes" if frac[worst] >= RS_WHOLE_TABLE_FRACTION else "no")
+        out.append(Claim(
+            c1, sec, p1, ours, min(v[1] for v in ivs.values()), max(v[2] for v in ivs.values()),
+            composite_verdict(interval_verdict(v[1], v[2], RS_WHOLE_TABLE_FRACTION, "above")
+                              for v in ivs.values()),
+            f"per task: bootstrap interval of mean fta / rows, above {RS_WHOLE_TABLE_FRACTION} "
+            "('nearly the whole table'); CI columns: the union over tasks"))
     else:
-        add(c1, p1, "n/a", "not run")
+        missing(c1, p1, "rs")
 
     # 2
     c2 = "BO is generally the best system (fta)"
+    p2 = "BO is generally superior across datasets"
     full = [t for t in tasks if all((m, t) in runs for m in PAPER_METHODS)]
     if full:
         best: dict[str, str] = {}
+        ivs2 = []
         for t in full:
             fta_t = {m: _mean_metric(runs, m, t, "fta") for m in PAPER_METHODS}
             best[t] = min(PAPER_METHODS, key=fta_t.__getitem__)
+            bo = min(("bo-m", "bo-r"), key=fta_t.__getitem__)
+            other = min((m for m in PAPER_METHODS if not m.startswith("bo")),
+                        key=fta_t.__getitem__)
+            ivs2.append(paired_difference(*_mo_pair(runs, bo, other, t, "fta"))[1:])
         n_bo = sum(best[t].startswith("bo") for t in full)
-        ours = f"BO best on {n_bo}/{len(full)} tasks (" + ", ".join(
-            f"{t}: {best[t]}" for t in full) + ")"
+        wc = win_count(ivs2, "below")
         need = min(4, len(full))
-        verdict = "yes" if n_bo >= need else ("partly" if 2 * n_bo >= len(full) else "no")
-        add(c2, "BO is generally superior across datasets", ours, verdict)
+        by_mean = f"BO best on {n_bo}/{len(full)} tasks (" + ", ".join(
+            f"{t}: {best[t]}" for t in full) + ")"
+        out.append(Claim(
+            c2, sec, p2, str(wc), float(wc.wins), float(wc.wins + wc.ties),
+            wc.verdict(need, len(full)),
+            f"a win: the paired interval of fta(best BO) - fta(best of RS, GB) lies below 0; "
+            f"needs {need} of {len(full)}; CI columns: the count's range [wins, wins + ties]; "
+            f"by means: {by_mean}"))
     else:
-        add(c2, "BO is generally superior across datasets", "n/a", "not run")
+        missing(c2, p2, "all five systems on one task")
 
     # 3 and 4
     c3 = "sw-en: BO needs less than half of RS's runtime for the full Pareto set (fta)"
     c4 = "sw-en: BO finds more Pareto points than RS within 200 evaluations (fbp@200)"
+    p3, p4 = "344 vs 719 (ratio 0.48)", "+8.6 Pareto points"
     bos = [m for m in ("bo-m", "bo-r") if ("sw-en" in tasks and (m, "sw-en") in runs)]
-    if bos and have(["rs"], ["sw-en"]):
-        fta_bo = min(_mean_metric(runs, m, "sw-en", "fta") for m in bos)
+    if bos and ("rs", "sw-en") in runs:
+        fta = {m: _mean_metric(runs, m, "sw-en", "fta") for m in bos}
+        bo = min(bos, key=fta.__getitem__)
         fta_rs = _mean_metric(runs, "rs", "sw-en", "fta")
-        add(c3, "344 vs 719 (ratio 0.48)",
-            f"{fta_bo:.0f} vs {fta_rs:.0f} (ratio {fta_bo / fta_rs:.2f})",
-            "yes" if fta_bo < 0.5 * fta_rs else "no")
-        fbp_bo = max(_mean_metric(runs, m, "sw-en", "fbp", 200) for m in bos)
+        est, lo, hi = paired_ratio(*_mo_pair(runs, bo, "rs", "sw-en", "fta"))
+        out.append(Claim(
+            c3, sec, p3, est, lo, hi, interval_verdict(lo, hi, 0.5, "below"),
+            f"mean fta {fta[bo]:.0f} ({bo}) vs {fta_rs:.0f} (RS); paired bootstrap of the "
+            "ratio, below 0.5"))
+        fbp = {m: _mean_metric(runs, m, "sw-en", "fbp", 200) for m in bos}
+        bo = max(bos, key=fbp.__getitem__)
         fbp_rs = _mean_metric(runs, "rs", "sw-en", "fbp", 200)
-        diff = fbp_bo - fbp_rs
-        v4 = "yes" if abs(diff - 8.6) <= FBP_TOLERANCE else ("partly" if diff > 0 else "no")
-        add(c4, "+8.6 Pareto points", f"{diff:+.1f} ({fbp_bo:.1f} vs {fbp_rs:.1f})", v4)
+        est, lo, hi = paired_difference(*_mo_pair(runs, bo, "rs", "sw-en", "fbp", 200))
+        v4 = band_verdict(lo, hi, 8.6 - FBP_TOLERANCE, 8.6 + FBP_TOLERANCE)
+        if v4 == "not reproduced" and interval_verdict(lo, hi, 0.0, "above") == "reproduced":
+            v4 = "partly"
+        out.append(Claim(
+            c4, sec, p4, est, lo, hi, v4,
+            f"mean fbp@200 {fbp[bo]:.1f} ({bo}) vs {fbp_rs:.1f} (RS); paired bootstrap of the "
+            f"difference, within 8.6 +- {FBP_TOLERANCE:g} (partly: above 0 only)"))
     else:
-        add(c3, "344 vs 719 (ratio 0.48)", "n/a", "not run")
-        add(c4, "+8.6 Pareto points", "n/a", "not run")
+        missing(c3, p3, "rs and bo-m/bo-r on sw-en")
+        missing(c4, p4, "rs and bo-m/bo-r on sw-en")
 
     # 5
     c5 = "GB comparable to BO on four tasks, noticeably worse on sw-en and so-en (fta)"
     p5 = "comparable on zh-en, ru-en, ja-en, en-ja; worse on sw-en, so-en"
     ratio: dict[str, float] = {}
+    ivs5: dict[str, tuple[float, float]] = {}
     for t in tasks:
         gbs = [m for m in ("gb-m", "gb-r") if (m, t) in runs]
         bos_t = [m for m in ("bo-m", "bo-r") if (m, t) in runs]
         if gbs and bos_t:
-            ratio[t] = (min(_mean_metric(runs, m, t, "fta") for m in gbs)
-                        / min(_mean_metric(runs, m, t, "fta") for m in bos_t))
+            gb = min(gbs, key=lambda m: _mean_metric(runs, m, t, "fta"))
+            bo = min(bos_t, key=lambda m: _mean_metric(runs, m, t, "fta"))
+            ratio[t] = _mean_metric(runs, gb, t, "fta") / _mean_metric(runs, bo, t, "fta")
+            ivs5[t] = paired_ratio(*_mo_pair(runs, gb, bo, t, "fta"))[1:]
     if ratio:
-        worse = {t for t, r in ratio.items() if r > COMPARABLE_RATIO}
-        low = {"sw-en", "so-en"}
+        worse = ("sw-en", "so-en")
+        parts = [interval_verdict(*ivs5[t], COMPARABLE_RATIO,
+                                  "above" if t in worse else "below") for t in ratio]
+        if not set(worse) <= set(ratio):
+            parts.append("not reproduced")  # the claim's "worse on sw-en and so-en" is untested
         ours = "GB/BO fta ratio " + ", ".join(f"{t} {r:.2f}" for t, r in ratio.items())
-        if set(ratio) >= low and worse == low:
-            v5 = "yes"
-        elif set(ratio) >= low and worse >= low:
-            v5 = "partly"
-        else:
-            v5 = "no"
-        add(c5, p5, ours, v5)
+        out.append(Claim(
+            c5, sec, p5, ours, min(v[0] for v in ivs5.values()),
+            max(v[1] for v in ivs5.values()), composite_verdict(parts),
+            f"per task: paired bootstrap of the fta ratio best GB / best BO, below "
+            f"{COMPARABLE_RATIO} ('comparable') or above it on sw-en, so-en ('worse'); "
+            "intervals " + ", ".join(f"{t} [{lo:.2f}, {hi:.2f}]" for t, (lo, hi) in ivs5.items())
+            + "; CI columns: the union"))
     else:
-        add(c5, p5, "n/a", "not run")
-    return pd.DataFrame(rows, columns=["claim", "paper", "ours", "verdict"])
+        missing(c5, p5, "gb-m/gb-r and bo-m/bo-r")
+    return claims_frame(out)
+
+
+class _MemoRuns(dict):  # type: ignore[type-arg]
+    """The runs of :func:`claims` with each run's per-trial metrics computed once."""
+
+    def __init__(self, runs: RunFrames) -> None:
+        super().__init__(runs)
+        self.per: dict[tuple[str, str, int | None], pd.DataFrame] = {}
+
+    def metrics(self, method: str, task: str, budget: int | None) -> pd.DataFrame:
+        key = (method, task, budget)
+        if key not in self.per:
+            self.per[key] = pareto_metrics(self[(method, task)], task, budget=budget)
+        return self.per[key]
+
+
+def _mo_trials(runs: RunFrames, method: str, task: str, metric: str,
+               budget: int | None = None) -> pd.Series:
+    """Per-trial ``metric`` of one run, indexed by trial."""
+    per = (runs.metrics(method, task, budget) if isinstance(runs, _MemoRuns)
+           else pareto_metrics(runs[(method, task)], task, budget=budget))
+    return per.set_index("trial")[metric]
+
+
+def _mo_pair(runs: RunFrames, a: str, b: str, task: str, metric: str,
+             budget: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Two methods' per-trial ``metric`` on ``task``, aligned by trial (trials both have)."""
+    pair = pd.concat([_mo_trials(runs, a, task, metric, budget).rename("a"),
+                      _mo_trials(runs, b, task, metric, budget).rename("b")], axis=1).dropna()
+    return pair["a"].to_numpy(), pair["b"].to_numpy()

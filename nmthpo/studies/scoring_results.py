@@ -484,76 +484,133 @@ PAPER_CLAIMS: dict[str, str] = {
 }
 
 
-def _verdict(ok: bool, partly: bool = False) -> str:
-    return "reproduced" if ok else ("partly" if partly else "not reproduced")
-
-
 def claims(results: Mapping[str, pd.DataFrame], params: Chapter6Params | None = None
            ) -> pd.DataFrame:
-    """Each claim of the paper beside our measurement, with a verdict computed here.
+    """Each claim of the paper beside our measurement, a 95 % interval and a verdict.
 
-    The paper prints no numbers for these claims in the text we have, so the rules are ours:
+    The paper prints no numbers for these claims in the text we have, so the rules are ours.
+    Intervals are bootstraps (:mod:`nmthpo.engine.stats`) over the independent units of each
+    experiment: seed draws (*repeats*; repeat ``r`` of every seed size is paired by index),
+    select-then-search *trials* (the selected and the full search of a trial share its seed
+    rows), or (domain, seed size) *cells* where the statistic is a median over cells. With
+    3 (synthetic) or 5 (table) repeats these intervals are coarse. "Clearly above x" means
+    the interval lies above x; a two-level rule "above ``strong`` (else above ``weak``:
+    partly)" gives ``partly`` also when the interval lies between the levels.
 
-    * ``faithful``: mean Spearman rho per task/function (over seed sizes, budgets, repeats)
-      of the chosen score; *reproduced* if > 0.5 for every task/function and positive in
-      >= 80% of the (domain, seed size, budget) cells, *partly* if the mean over
-      tasks/functions is > 0.
-    * ``overestimate``: share of (space, repeat, budget) cells with predicted > empirical;
-      *reproduced* if it exceeds 0.5 in some (domain, seed size), i.e. the model
-      over-estimates systematically somewhere, *partly* if it ever does (> 0).
-    * ``little_data``: mean Spearman at the smallest vs the largest seed size; *reproduced*
-      if the smallest is lower by more than 0.1 in every domain, *partly* in some.
-    * ``broader``: Spearman correlation of budget with the mean size of the empirical-best
-      space (and of the predicted-best), per (domain, seed size); *reproduced* if the median
-      over cells is > 0 for both, *partly* if for the empirical one only.
-    * ``prune``: at ``prune_budget``, the share of repeats in which an empirical-best space
-      survives pruning and the precision (chance: ``prune_fraction`` of the worst);
-      *reproduced* if best kept >= 0.8 and precision > 0.5, *partly* if either.
-    * ``select``: mean best BLEU of searching the selected space minus searching the full
-      space, per budget and method; *reproduced* if >= 0 for all, *partly* if for some.
-    * ``compare``: share of (repeat, budget) whose predicted verdict agrees with the
-      empirical one; *reproduced* if >= 0.8, *partly* if >= 0.5.
+    * ``faithful``: per domain, the mean over repeats of each repeat's mean Spearman rho
+      (over seed sizes and budgets) of the chosen score, two-level above 0.5 (else above 0);
+      composite over domains. ``ours`` also gives the share of (domain, seed size, budget)
+      cells with a positive mean rho (descriptive).
+    * ``overestimate``: per (domain, seed size), the share of (space, budget) pairs with
+      predicted > empirical, per repeat; *reproduced* if it lies clearly above 0.5 in some
+      (domain, seed size), *not reproduced* if it lies clearly below 0.5 in all, else
+      *partly*; the CI is that of the largest share.
+    * ``little_data``: per domain, mean rho at the largest minus at the smallest seed size
+      (repeats paired by index), clearly above 0.1; composite over domains.
+    * ``broader``: median over (domain, seed size) cells of Spearman(budget, mean size of the
+      empirical-best space), bootstrap over cells, clearly above 0; ``partly`` also if the
+      empirical median is clearly above 0 but the predicted one (same cells) is not.
+    * ``prune``: at ``prune_budget``, the share of (domain, seed size, repeat) in which an
+      empirical-best space survives pruning (above 0.8) and the precision (above 0.5,
+      chance); composite of the two; the CI is that of the precision.
+    * ``select``: per budget and method, best BLEU of searching the selected space minus
+      searching the full space, paired by trial, clearly above 0 (at least as good);
+      composite; the CI columns hold the union.
+    * ``compare``: per repeat, the share of budgets whose predicted verdict agrees with the
+      empirical one; two-level above 0.8 (else above 0.5).
 
     Returns
     -------
-    DataFrame with columns claim, paper, ours, verdict
+    DataFrame
+        :func:`~nmthpo.engine.stats.claims_frame`.
     """
+    from nmthpo.engine.stats import (
+        Claim,
+        claims_frame,
+        composite_verdict,
+        interval_verdict,
+        paired_bootstrap,
+        paired_difference,
+    )
+    from nmthpo.studies.space_scores import faithfulness_table
+
     p = params or Chapter6Params()
-    rows = []
+    out: list[Claim] = []
     frames = {k: results[k] for k in ("synthetic", "table") if k in results}
 
-    faith = {k: faithfulness_summary(f, p.score) for k, f in frames.items()}
+    def add(key: str, rule: str, ours: float | str, lo: float, hi: float, verdict: str,
+            note: str) -> None:
+        quote, _, where = PAPER_CLAIMS[key].rpartition(" (")
+        out.append(Claim(f"{key}: {rule}", where.rstrip(")"), quote, ours, lo, hi, verdict,
+                         note))
+
+    table = {k: faithfulness_table(f, p.score) for k, f in frames.items()}
+    # faithfulness_summary's means over repeats, from the same per-repeat table
+    faith = {k: t.groupby([_domain(frames[k]), "seed_size", "budget"], sort=False)[
+        "spearman"].mean().reset_index() for k, t in table.items()}
     per_name = pd.concat([f.groupby(_domain(frames[k]), sort=False)["spearman"].mean()
                           for k, f in faith.items()])
     cells = pd.concat([f["spearman"] for f in faith.values()]).dropna()
+    ivs = {}
+    for k, t in table.items():
+        dom = _domain(frames[k])
+        per_rep = t.groupby([dom, "repeat"], sort=False)["spearman"].mean().unstack("repeat")
+        for name, row in per_rep.iterrows():
+            ivs[name] = _sc_mean(row.to_numpy())
     parts = ", ".join(f"{k} {v:.2f}" for k, v in per_name.items())
-    rows.append(("faithful", f"mean Spearman per domain: {parts}; positive in "
-                 f"{(cells > 0).mean():.0%} of (domain, seed size, budget) cells",
-                 _verdict(bool((per_name > 0.5).all()) and (cells > 0).mean() >= 0.8,
-                          bool(per_name.mean() > 0))))
+    add("faithful", "mean Spearman rho above 0.5 in every domain",
+        f"mean Spearman per domain: {parts}; positive in {(cells > 0).mean():.0%} of "
+        "(domain, seed size, budget) cells", *_sc_union(list(ivs.values())),
+        composite_verdict(_sc_two_level(v[1], v[2], 0.5, 0.0) for v in ivs.values()),
+        "per domain: bootstrap over repeats of the mean rho, above 0.5 (between 0 and 0.5: "
+        "partly); intervals " + ", ".join(f"{n} [{v[1]:.2f}, {v[2]:.2f}]" for n, v in ivs.items())
+        + "; CI columns: the union")
 
     over = []
+    over_iv: dict[tuple[str, int], tuple[float, float, float]] = {}
     for k, f in frames.items():
         c = calibration(f, p.score)
-        keys = [_domain(f), "seed_size"]
-        over.append(c.groupby(keys)["overestimated"].mean().rename(k))
+        dom = _domain(f)
+        over.append(c.groupby([dom, "seed_size"])["overestimated"].mean().rename(k))
+        sub = f[f["score"] == p.score]
+        rep = (sub["predicted"] > sub["empirical"]).groupby(
+            [sub[dom], sub["seed_size"], sub["repeat"]]).mean()
+        for (name, n), g in rep.groupby(level=[0, 1]):
+            over_iv[(str(name), int(n))] = _sc_mean(g.to_numpy())
     ov = pd.concat(over)
     ratio = pd.concat([calibration(f, p.score)["ratio"] for f in frames.values()]).dropna()
-    rows.append(("overestimate", f"predicted > empirical in {ov.min():.0%}-{ov.max():.0%} of "
-                 f"cells per (domain, seed size); median ratio {ratio.median():.2f}",
-                 _verdict(bool((ov > 0.5).any()), bool((ov > 0).any()))))
+    vs = [interval_verdict(v[1], v[2], 0.5, "above") for v in over_iv.values()]
+    v_over = ("reproduced" if "reproduced" in vs else
+              "not reproduced" if all(v == "not reproduced" for v in vs) else "partly")
+    top = max(over_iv, key=lambda key: np.nan_to_num(over_iv[key][0], nan=-np.inf))
+    add("overestimate", "predicted > empirical in most cells of some (domain, seed size)",
+        f"predicted > empirical in {ov.min():.0%}-{ov.max():.0%} of cells per (domain, seed "
+        f"size); median ratio {ratio.median():.2f}", over_iv[top][1], over_iv[top][2], v_over,
+        f"per (domain, seed size): bootstrap over repeats of the share; clearly above 0.5 in "
+        f"{vs.count('reproduced')} of {len(vs)}, clearly below in "
+        f"{vs.count('not reproduced')}; CI: the largest share ({top[0]}, n={top[1]})")
 
-    drops, texts = [], []
+    drops, texts, d_iv = [], [], {}
     for k, f in faith.items():
         dom = _domain(frames[k])
+        t = table[k]
         for name, g in f.groupby(dom, sort=False):
             m = g.groupby("seed_size")["spearman"].mean()
             drops.append(m.iloc[-1] - m.iloc[0])
             texts.append(f"{name} {m.iloc[0]:.2f} (n={m.index[0]}) vs {m.iloc[-1]:.2f} "
                          f"(n={m.index[-1]})")
-    d = np.asarray(drops)
-    rows.append(("little_data", "Spearman " + "; ".join(texts),
-                 _verdict(bool(np.all(d > 0.1)), bool(np.any(d > 0.1)))))
+            r = t[t[dom] == name].groupby(["seed_size", "repeat"])["spearman"].mean()
+            small, large = r.loc[m.index[0]], r.loc[m.index[-1]]
+            both = pd.concat([large.rename("l"), small.rename("s")], axis=1).dropna()
+            d_iv[name] = (paired_difference(both["l"].to_numpy(), both["s"].to_numpy())
+                          if len(both) > 1 else (float("nan"),) * 3)
+    add("little_data", "mean rho at the largest seed size exceeds the smallest by 0.1 in "
+        "every domain", "Spearman " + "; ".join(texts), *_sc_union(list(d_iv.values())),
+        composite_verdict(interval_verdict(v[1], v[2], 0.1, "above") for v in d_iv.values()),
+        "per domain: rho(largest) - rho(smallest seed size), bootstrap over repeats paired by "
+        "index (fewer than 2 repeats with a defined rho at both sizes: none); intervals "
+        + ", ".join(f"{n} [{v[1]:.2f}, {v[2]:.2f}]" for n, v in d_iv.items())
+        + "; CI columns: the union")
 
     cors_e: list[float] = []
     cors_p: list[float] = []
@@ -566,30 +623,86 @@ def claims(results: Mapping[str, pd.DataFrame], params: Chapter6Params | None = 
                         if np.ptp(g[col].to_numpy()) > 0 else 0.0
                     acc.append(float(r))
     me, mp = float(np.median(cors_e)), float(np.median(cors_p))
-    rows.append(("broader", f"median Spearman(budget, size of best space): empirical "
-                 f"{me:.2f}, predicted {mp:.2f}", _verdict(me > 0 and mp > 0, me > 0)))
+    _, lo_e, hi_e = paired_bootstrap([np.asarray(cors_e)], lambda x: np.median(x, axis=1))
+    _, lo_p, hi_p = paired_bootstrap([np.asarray(cors_p)], lambda x: np.median(x, axis=1))
+    v_b = interval_verdict(lo_e, hi_e, 0.0, "above")
+    if v_b == "reproduced" and interval_verdict(lo_p, hi_p, 0.0, "above") != "reproduced":
+        v_b = "partly"
+    add("broader", "median Spearman(budget, size of the empirical-best space) above 0",
+        f"median Spearman(budget, size of best space): empirical {me:.2f}, predicted {mp:.2f}",
+        lo_e, hi_e, v_b,
+        f"bootstrap over the {len(cors_e)} (domain, seed size) cells of the median; predicted "
+        f"[{lo_p:.2f}, {hi_p:.2f}]")
 
     if "table" in frames:
         pr = prune_spaces(frames["table"], p.prune_budget, p.score, p.prune_fraction)
         kept, prec = float(pr["best_kept"].mean()), float(pr["precision"].mean())
-        rows.append(("prune", f"b={p.prune_budget}: best space kept in {kept:.0%} of repeats; "
-                     f"precision {prec:.2f} (chance 0.5)",
-                     _verdict(kept >= 0.8 and prec > 0.5, kept >= 0.8 or prec > 0.5)))
+        _, lo_k, hi_k = _sc_mean(pr["best_kept"].to_numpy(dtype=float))
+        _, lo, hi = _sc_mean(pr["precision"].to_numpy(dtype=float))
+        add("prune", "an empirical-best space survives in 80% of repeats and precision "
+            "exceeds 0.5", f"b={p.prune_budget}: best space kept in {kept:.0%} of repeats; "
+            f"precision {prec:.2f} (chance 0.5)", lo, hi,
+            composite_verdict([interval_verdict(lo_k, hi_k, 0.8, "above"),
+                               interval_verdict(lo, hi, 0.5, "above")]),
+            f"bootstrap over the {len(pr)} (task, seed size, repeat) of the share kept "
+            f"[{lo_k:.2f}, {hi_k:.2f}] (above 0.8) and of the precision (CI columns; above "
+            "0.5)")
 
     if "select" in results:
-        s = selection_summary(results["select"])
+        sel = results["select"]
+        s = selection_summary(sel)
         diff = s["best_selected"] - s["best_full"]
         txt = "; ".join(f"{r.method} b={r.budget}: {dv:+.2f}"
                         for r, dv in zip(s.itertuples(), diff, strict=True))
-        rows.append(("select", f"BLEU(selected) - BLEU(full): {txt}",
-                     _verdict(bool((diff >= 0).all()), bool((diff >= 0).any()))))
+        w = sel.pivot_table(index=["budget", "method", "trial"], columns="where",
+                            values="best")
+        s_iv = [paired_difference(g["selected"].to_numpy(), g["full"].to_numpy())
+                for _, g in w.dropna().groupby(level=["budget", "method"], sort=False)]
+        add("select", "searching the selected space is at least as good as the full space "
+            "(every budget and method)", f"BLEU(selected) - BLEU(full): {txt}",
+            *_sc_union(s_iv),
+            composite_verdict(interval_verdict(v[1], v[2], 0.0, "above") for v in s_iv),
+            "per (budget, method): paired bootstrap over trials of the difference, above 0; "
+            "intervals " + ", ".join(f"[{v[1]:+.2f}, {v[2]:+.2f}]" for v in s_iv)
+            + "; CI columns: the union")
 
     if "compare" in results:
         c = results["compare"]
         agree = float(c["agree"].mean())
-        rows.append(("compare", f"{c['space_a'].iloc[0]} vs {c['space_b'].iloc[0]}: verdicts "
-                     f"agree in {agree:.0%} of (repeat, budget)",
-                     _verdict(agree >= 0.8, agree >= 0.5)))
+        _, lo, hi = _sc_mean(c.groupby("repeat")["agree"].mean().to_numpy())
+        add("compare", "predicted and empirical verdicts agree in 80% of (repeat, budget)",
+            f"{c['space_a'].iloc[0]} vs {c['space_b'].iloc[0]}: verdicts agree in "
+            f"{agree:.0%} of (repeat, budget)", lo, hi, _sc_two_level(lo, hi, 0.8, 0.5),
+            "bootstrap over repeats of the share of budgets that agree; above 0.8 (between "
+            "0.5 and 0.8: partly)")
 
-    return pd.DataFrame([{"claim": k, "paper": PAPER_CLAIMS[k], "ours": o, "verdict": v}
-                         for k, o, v in rows])
+    return claims_frame(out)
+
+
+def _sc_mean(values: np.ndarray) -> tuple[float, float, float]:
+    """Bootstrap mean of the finite ``values``; no interval (NaN) from fewer than two."""
+    from nmthpo.engine.stats import bootstrap_mean
+
+    v = np.asarray(values, dtype=float)
+    v = v[np.isfinite(v)]
+    if v.size < 2:
+        return (float(v.mean()) if v.size else float("nan")), float("nan"), float("nan")
+    return bootstrap_mean(v)
+
+
+def _sc_union(ivs: list[tuple[float, float, float]]) -> tuple[float, float]:
+    """The union ``[min low, max high]`` of the defined intervals (NaN if none)."""
+    defined = [(lo, hi) for _, lo, hi in ivs if np.isfinite(lo) and np.isfinite(hi)]
+    if not defined:
+        return float("nan"), float("nan")
+    return min(lo for lo, _ in defined), max(hi for _, hi in defined)
+
+
+def _sc_two_level(low: float, high: float, strong: float, weak: float) -> str:
+    """Clearly above ``strong``: reproduced; below it but clearly above ``weak``: partly."""
+    from nmthpo.engine.stats import interval_verdict
+
+    v = interval_verdict(low, high, strong, "above")
+    if v == "not reproduced" and interval_verdict(low, high, weak, "above") == "reproduced":
+        return "partly"
+    return v

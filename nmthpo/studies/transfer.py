@@ -340,10 +340,6 @@ def weight_summary(frame: pd.DataFrame, steps: Sequence[int] = (5, 10, 20, 50)) 
 
 
 # -- claims --------------------------------------------------------------------------------------
-def _verdict(ok: bool) -> str:
-    return "agrees" if ok else "differs"
-
-
 def _place(tab: pd.DataFrame, method: str) -> int:
     """1-based place of ``method`` in a table sorted by ``all`` (ties share the better place)."""
     v = tab.loc[method, "all"]
@@ -359,94 +355,246 @@ def claims(
     step: int = 20,
     overhead: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
-    """The paper's claims, what it reports, what we find, and a verdict.
+    """The paper's claims, what it reports, what we find, a 95 % interval and a verdict.
 
-    Thresholds (our choices, stated in the ``ours`` column): "best or second best" uses the
-    aggregated average rank at ``step`` (ties share the better place); "competitive" means
-    within 0.5 of TransBO's average rank at ``step``; "less stable" compares the total
-    variation of the aggregated rank curves (:func:`curve_fluctuation`); "rising" means the
-    mean ``p^T`` at the last step exceeds that at step 10 by at least 0.1. ``overhead``
-    (:func:`~nmthpo.engine.ranks.overhead_curve` of ``static5``) adds the scalability
-    claim.
+    Intervals are paired bootstraps over repetitions: repetition ``r`` of every method on a
+    target shares its initial rows and source samples, so repetitions are resampled jointly
+    (for all methods and targets at once; :mod:`nmthpo.engine.stats`). Statistics and
+    thresholds (our choices; ``ours`` keeps the plain numbers):
+
+    * "best" (static many sources, ablation): TransBO's average rank at ``step`` minus the best
+      other method's lies below 0; "best or second best" (few sources, NMTLC): minus the
+      second-best other method's lies below 0 (the others ordered by their average rank);
+    * "competitive": RGPE's average rank minus TransBO's lies below 0.5;
+    * "fluctuates more": the total variation of the aggregated rank curve
+      (:func:`curve_fluctuation`) of RGPE with 2 sources exceeds both TransBO's with 2 sources
+      and RGPE's with 5: the smaller of the two differences lies above 0 (the bootstrap adds
+      noise to every resampled curve, which inflates a total variation; the differences
+      cancel most of it);
+    * "top 2 most often" (dynamic): TransBO's number of top-2 places at ``step`` minus the
+      largest other method's is at least 0 (places as in :func:`dynamic_table`);
+    * "rising": TransBO's mean ``p^T`` at the last step minus that at step 10 lies above 0.1;
+    * overhead (with ``overhead``, :func:`~nmthpo.engine.ranks.overhead_curve` of ``static5``):
+      SCoT's cumulative seconds at the last step exceed the largest other method's, and
+      TransBO's / POGPE's lies below 2; composite of the two parts.
     """
-    rows = []
+    from nmthpo.engine.stats import (
+        Claim,
+        claims_frame,
+        composite_verdict,
+        interval_verdict,
+        paired_bootstrap,
+        paired_difference,
+        paired_ratio,
+        win_count,
+    )
+
+    out: list[Claim] = []
     last = int(static5["step"].max())
     t5 = rank_table(static5, step)
     t2 = rank_table(static2, step)
-    rows.append({
-        "claim": "static, many sources: TransBO has the best average rank (Fig. 2)",
-        "paper": "best on 4 benchmarks (29 sources)",
-        "ours": f"place {_place(t5, 'transbo')} of {len(t5)} at step {step} "
-                f"(rank {t5.loc['transbo', 'all']:.2f}; best {t5.index[0]} "
-                f"{t5['all'].iloc[0]:.2f})",
-        "verdict": _verdict(_place(t5, "transbo") == 1)})
-    rows.append({
-        "claim": "static, few sources: TransBO still performs well (Fig. 3)",
-        "paper": "best on 4 benchmarks (5 sources)",
-        "ours": f"place {_place(t2, 'transbo')} of {len(t2)} at step {step} "
-                f"(rank {t2.loc['transbo', 'all']:.2f}; best {t2.index[0]} "
-                f"{t2['all'].iloc[0]:.2f})",
-        "verdict": _verdict(_place(t2, "transbo") <= 2)})
-    gap = t5.loc["rgpe", "all"] - t5.loc["transbo", "all"]
-    rows.append({
-        "claim": "RGPE is competitive with TransBO given many sources",
-        "paper": "comparable on 2 of 4 benchmarks",
-        "ours": f"RGPE - TransBO average rank at step {step}: {gap:+.2f} (5 sources)",
-        "verdict": _verdict(gap <= 0.5)})
+    r5, r2 = _tr_rank_cube(static5), _tr_rank_cube(static2)
+
+    def versus(tab: pd.DataFrame, cube: tuple[list[str], list[int], np.ndarray], method: str,
+               place: int) -> tuple[float, float, float, str]:
+        """Rank of ``method`` minus that of the ``place``-th best other method at ``step``."""
+        others = [m for m in tab.index if m != method]
+        other = others[place - 1]
+        est, lo, hi = paired_difference(_tr_at(cube, method, step), _tr_at(cube, other, step))
+        wc = win_count([paired_difference(_tr_at(cube, method, step),
+                                          _tr_at(cube, m, step))[1:] for m in others])
+        note = (f"paired bootstrap over repetitions of the average rank at step {step}: "
+                f"{method} minus {other} (the {'best' if place == 1 else 'second-best'} other "
+                f"method), below 0; {method} is clearly ahead of {wc.wins} of {wc.parts} "
+                f"others, clearly behind {wc.losses}, tied with {wc.ties}")
+        return est, lo, hi, note
+
+    est, lo, hi, note = versus(t5, r5, "transbo", 1)
+    out.append(Claim(
+        "static, many sources: TransBO has the best average rank", "Sec. 5.2, Fig. 2",
+        "best on 4 benchmarks (29 sources)",
+        f"place {_place(t5, 'transbo')} of {len(t5)} at step {step} (rank "
+        f"{t5.loc['transbo', 'all']:.2f}; best {t5.index[0]} {t5['all'].iloc[0]:.2f})",
+        lo, hi, interval_verdict(lo, hi, 0.0, "below"), f"{note}; estimate {est:+.2f}"))
+    est, lo, hi, note = versus(t2, r2, "transbo", 2)
+    out.append(Claim(
+        "static, few sources: TransBO still performs well (best or second best)",
+        "Sec. 5.2, Fig. 3", "best on 4 benchmarks (5 sources)",
+        f"place {_place(t2, 'transbo')} of {len(t2)} at step {step} (rank "
+        f"{t2.loc['transbo', 'all']:.2f}; best {t2.index[0]} {t2['all'].iloc[0]:.2f})",
+        lo, hi, interval_verdict(lo, hi, 0.0, "below"), f"{note}; estimate {est:+.2f}"))
+    est, lo, hi = paired_difference(_tr_at(r5, "rgpe", step), _tr_at(r5, "transbo", step))
+    out.append(Claim(
+        "RGPE is competitive with TransBO given many sources (rank gap below 0.5)",
+        "Sec. 5.2, Fig. 2", "comparable on 2 of 4 benchmarks", est, lo, hi,
+        interval_verdict(lo, hi, 0.5, "below"),
+        f"RGPE - TransBO average rank at step {step} (5 sources), paired bootstrap over "
+        "repetitions"))
     fl5 = curve_fluctuation(average_rank(static5))
     fl2 = curve_fluctuation(average_rank(static2))
-    ok = fl2["rgpe"] > fl2["transbo"] and fl2["rgpe"] > fl5["rgpe"]
-    rows.append({
-        "claim": "RGPE fluctuates more than TransBO with few sources",
-        "paper": "larger fluctuation over trials with 5 sources",
-        "ours": f"rank-curve total variation, 2 sources: RGPE {fl2['rgpe']:.2f}, TransBO "
-                f"{fl2['transbo']:.2f}; RGPE with 5 sources {fl5['rgpe']:.2f}",
-        "verdict": _verdict(bool(ok))})
+    curves = [_tr_curve(r2, "rgpe"), _tr_curve(r2, "transbo"), _tr_curve(r5, "rgpe")]
+    n = min(c.shape[0] for c in curves)
+    _, lo1, hi1 = paired_bootstrap([c[:n] for c in curves], lambda a, b, c: _tv(a) - _tv(b))
+    _, lo2, hi2 = paired_bootstrap([c[:n] for c in curves], lambda a, b, c: _tv(a) - _tv(c))
+    est, lo, hi = paired_bootstrap([c[:n] for c in curves],
+                                   lambda a, b, c: np.minimum(_tv(a) - _tv(b), _tv(a) - _tv(c)))
+    out.append(Claim(
+        "RGPE fluctuates more than TransBO with few sources", "Sec. 5.2, Fig. 3",
+        "larger fluctuation over trials with 5 sources",
+        f"rank-curve total variation, 2 sources: RGPE {fl2['rgpe']:.2f}, TransBO "
+        f"{fl2['transbo']:.2f}; RGPE with 5 sources {fl5['rgpe']:.2f}",
+        lo, hi, interval_verdict(lo, hi, 0.0, "above"),
+        "interval of the smaller of TV(RGPE, 2) - TV(TransBO, 2) "
+        f"[{lo1:.2f}, {hi1:.2f}] and TV(RGPE, 2) - TV(RGPE, 5) [{lo2:.2f}, {hi2:.2f}], "
+        "above 0; paired bootstrap over repetitions (resampling inflates every total "
+        "variation)"))
     dt = dynamic_table(dynamic, (step, last))
     top2 = dt[f"top2 share@{step}"]
     n_dyn = dynamic["target"].nunique()
-    rows.append({
-        "claim": "dynamic: TransBO is first or second most often (Table 1)",
-        "paper": f"top 2 on {PAPER_TOP2_TRANSBO} of 30 tasks "
-                 f"({PAPER_TOP2_TRANSBO / 30:.0%}), the most of the four",
-        "ours": f"top 2 on {top2['transbo'] * n_dyn:.0f} of {n_dyn} tasks at step {step} "
-                f"(RGPE {top2['rgpe'] * n_dyn:.0f}, TST {top2['tst'] * n_dyn:.0f}, "
-                f"POGPE {top2['pogpe'] * n_dyn:.0f}); at step {last}: "
-                f"{dt[f'top2 share@{last}']['transbo'] * n_dyn:.0f}",
-        "verdict": _verdict(bool(top2["transbo"] >= top2.max() - 1e-12))})
+    rival = str(top2.drop("transbo").idxmax())
+    best_cube = _tr_best_cube(dynamic, step)
+    est, lo, hi = paired_bootstrap([best_cube[2]], lambda b: _tr_top2_lead(b, best_cube[0]))
+    out.append(Claim(
+        "dynamic: TransBO is first or second most often", "Sec. 1 and 5.2, Table 1",
+        f"top 2 on {PAPER_TOP2_TRANSBO} of 30 tasks "
+        f"({PAPER_TOP2_TRANSBO / 30:.0%}), the most of the four",
+        f"top 2 on {top2['transbo'] * n_dyn:.0f} of {n_dyn} tasks at step {step} "
+        f"(RGPE {top2['rgpe'] * n_dyn:.0f}, TST {top2['tst'] * n_dyn:.0f}, "
+        f"POGPE {top2['pogpe'] * n_dyn:.0f}); at step {last}: "
+        f"{dt[f'top2 share@{last}']['transbo'] * n_dyn:.0f}",
+        lo, hi, interval_verdict(lo, hi, -0.5, "above"),
+        f"TransBO's top-2 count at step {step} minus the largest other's (now {rival}), "
+        f"resampling repetitions jointly; at least 0; estimate {est:+.0f}"))
     tl = rank_table(nmtlc, step)
-    rows.append({
-        "claim": "second setting (NMTLC fine-tuned, 1 source): TransBO best or second best",
-        "paper": "(not in the paper)",
-        "ours": f"place {_place(tl, 'transbo')} of {len(tl)} at step {step} "
-                f"(best {tl.index[0]})",
-        "verdict": _verdict(_place(tl, "transbo") <= 2)})
+    est, lo, hi, note = versus(tl, _tr_rank_cube(nmtlc), "transbo", 2)
+    out.append(Claim(
+        "second setting (NMTLC fine-tuned, 1 source): TransBO best or second best",
+        "(not in the paper)", "(not in the paper)",
+        f"place {_place(tl, 'transbo')} of {len(tl)} at step {step} (best {tl.index[0]})",
+        lo, hi, interval_verdict(lo, hi, 0.0, "below"), f"{note}; estimate {est:+.2f}"))
     ta = rank_table(ablation, step)
-    rows.append({
-        "claim": "Phase-1 source surrogate: TransBO's beats POGPE's, TST's, RGPE's (Fig. 4)",
-        "paper": "best average rank and ADTM",
-        "ours": f"place {_place(ta, 'transbo-ms')} of {len(ta)} at step {step} "
-                f"(best {ta.index[0]})",
-        "verdict": _verdict(_place(ta, "transbo-ms") == 1)})
+    est, lo, hi, note = versus(ta, _tr_rank_cube(ablation), "transbo-ms", 1)
+    out.append(Claim(
+        "Phase-1 source surrogate: TransBO's beats POGPE's, TST's, RGPE's",
+        "Sec. 5.4, Fig. 4", "best average rank and ADTM",
+        f"place {_place(ta, 'transbo-ms')} of {len(ta)} at step {step} (best {ta.index[0]})",
+        lo, hi, interval_verdict(lo, hi, 0.0, "below"), f"{note}; estimate {est:+.2f}"))
     ws = weight_summary(static5, (10, last))
     p10, pl = ws.loc["transbo", "p_T@10"], ws.loc["transbo", f"p_T@{last}"]
-    rows.append({
-        "claim": "TransBO's target weight keeps increasing with the trials (Fig. 5)",
-        "paper": "increasing; POGPE constant 0.5; TST low; RGPE fluctuating",
-        "ours": f"TransBO mean p_T {p10:.2f} at step 10 -> {pl:.2f} at {last}; POGPE "
-                f"{ws.loc['pogpe', f'p_T@{last}']:.2f}; TST {ws.loc['tst', f'p_T@{last}']:.2f}"
-                f"; RGPE mean |dp| {ws.loc['rgpe', 'mean |dp|']:.2f} vs TransBO "
-                f"{ws.loc['transbo', 'mean |dp|']:.2f}",
-        "verdict": _verdict(bool(pl - p10 >= 0.1))})
+    w10, wl = _tr_weights(static5, "transbo", 10), _tr_weights(static5, "transbo", last)
+    est, lo, hi = paired_difference(wl, w10)
+    out.append(Claim(
+        "TransBO's target weight keeps increasing with the trials", "Sec. 5.4, Fig. 5",
+        "increasing; POGPE constant 0.5; TST low; RGPE fluctuating",
+        f"TransBO mean p_T {p10:.2f} at step 10 -> {pl:.2f} at {last}; POGPE "
+        f"{ws.loc['pogpe', f'p_T@{last}']:.2f}; TST {ws.loc['tst', f'p_T@{last}']:.2f}"
+        f"; RGPE mean |dp| {ws.loc['rgpe', 'mean |dp|']:.2f} vs TransBO "
+        f"{ws.loc['transbo', 'mean |dp|']:.2f}",
+        lo, hi, interval_verdict(lo, hi, 0.1, "above"),
+        f"TransBO's mean p_T at step {last} minus at step 10, paired bootstrap over "
+        "repetitions; above 0.1 ('rising'); the other methods' weights are not tested"))
     if overhead is not None:
         fin = overhead[overhead["step"] == overhead["step"].max()].set_index("method")[
             "cum_seconds"]
         fin = fin.drop([m for m in ("rs",) if m in fin.index])
         ratio = fin["transbo"] / fin["pogpe"]
-        rows.append({
-            "claim": "overhead: SCoT grows fastest; TransBO close to POGPE (Fig. 5c)",
-            "paper": "SCoT largest; TransBO ~ POGPE ~ TST; RGPE extra",
-            "ours": f"largest: {fin.idxmax()}; TransBO / POGPE = {ratio:.0f}x",
-            "verdict": _verdict(bool(fin.idxmax() == "scot" and ratio < 2))})
-    return pd.DataFrame(rows)
+        secs = _tr_seconds(static5)
+        top = str(fin.drop("scot").idxmax())
+        _, lo_a, hi_a = paired_difference(secs["scot"], secs[top])
+        est, lo, hi = paired_ratio(secs["transbo"], secs["pogpe"])
+        out.append(Claim(
+            "overhead: SCoT grows fastest; TransBO close to POGPE", "Sec. 5.4, Fig. 5c",
+            "SCoT largest; TransBO ~ POGPE ~ TST; RGPE extra",
+            f"largest: {fin.idxmax()}; TransBO / POGPE = {ratio:.0f}x", lo, hi,
+            composite_verdict([interval_verdict(lo_a, hi_a, 0.0, "above"),
+                               interval_verdict(lo, hi, 2.0, "below")]),
+            f"CI: TransBO / POGPE cumulative seconds at step {last} (below 2: 'close'); SCoT "
+            f"minus {top} (the largest other) [{lo_a:.1f}, {hi_a:.1f}] s (above 0: "
+            "'largest'); paired bootstrap over repetitions; wall-clock seconds of the machine "
+            "that wrote the cache"))
+    return claims_frame(out)
 
+
+_RankCube = tuple[list[str], list[int], np.ndarray]
+
+
+def _tr_rank_cube(frame: pd.DataFrame) -> _RankCube:
+    """Methods, steps and ranks averaged over targets: shape (repetitions, methods, steps).
+
+    Ranks are those of :func:`~nmthpo.engine.ranks.average_rank` (within each target,
+    repetition and step; ties share the average rank); averaging over targets first and over
+    repetitions last gives the aggregated average rank when every target has every repetition.
+    """
+    from nmthpo.engine.ranks import best_so_far
+
+    f = best_so_far(frame)
+    f["rank"] = f.groupby(["target", "rep", "step"])["best"].rank(method="average",
+                                                                  ascending=False)
+    wide = f.pivot_table(index="rep", columns=["method", "step"], values="rank",
+                         aggfunc="mean").dropna()
+    methods = list(dict.fromkeys(wide.columns.get_level_values(0)))
+    steps = sorted(set(wide.columns.get_level_values(1)))
+    cols = pd.MultiIndex.from_product([methods, steps])
+    arr = wide.reindex(columns=cols).to_numpy().reshape(len(wide), len(methods), len(steps))
+    return methods, steps, arr
+
+
+def _tr_at(cube: _RankCube, method: str, step: int) -> np.ndarray:
+    methods, steps, arr = cube
+    return arr[:, methods.index(method), steps.index(step)]
+
+
+def _tr_curve(cube: _RankCube, method: str, start: int = 4) -> np.ndarray:
+    """Per-repetition rank curves of ``method`` from step ``start`` on: (repetitions, steps)."""
+    methods, steps, arr = cube
+    return arr[:, methods.index(method), [i for i, s in enumerate(steps) if s >= start]]
+
+
+def _tv(curves: np.ndarray) -> np.ndarray:
+    """Total variation of the mean curve of each resample: (B, n, steps) -> (B,)."""
+    return np.abs(np.diff(curves.mean(axis=1), axis=-1)).sum(axis=-1)
+
+
+def _tr_best_cube(frame: pd.DataFrame, step: int) -> tuple[list[str], list[str], np.ndarray]:
+    """Best BLEU after ``step`` evaluations: methods, targets, shape (repetitions, M, T)."""
+    from nmthpo.engine.ranks import best_so_far
+
+    f = best_so_far(frame)
+    f = f[f["step"] == step]
+    wide = f.pivot_table(index="rep", columns=["method", "target"], values="best").dropna()
+    methods = sorted(set(wide.columns.get_level_values(0)))
+    targets = list(dict.fromkeys(frame["target"]))
+    cols = pd.MultiIndex.from_product([methods, targets])
+    arr = wide.reindex(columns=cols).to_numpy().reshape(len(wide), len(methods), len(targets))
+    return methods, targets, arr
+
+
+def _tr_top2_lead(best: np.ndarray, methods: list[str]) -> np.ndarray:
+    """TransBO's top-2 count minus the largest other's, per resample: (B, n, M, T) -> (B,).
+
+    Places per target are dense ranks of the mean best BLEU over repetitions (tied methods
+    share a place), as in :func:`~nmthpo.engine.ranks.rank_counts`.
+    """
+    v = np.round(best.mean(axis=1), 10)  # (B, M, T)
+    m = v.shape[1]
+    first = np.ones_like(v, dtype=bool)  # first occurrence of each distinct value
+    for j in range(1, m):
+        first[:, j] = ~(v[:, :j] == v[:, j:j + 1]).any(axis=1)
+    higher = (v[:, None, :, :] > v[:, :, None, :]) & first[:, None, :, :]  # (B, M, M', T)
+    place = 1 + higher.sum(axis=2)  # (B, M, T)
+    top2 = (place <= 2).sum(axis=2)  # (B, M)
+    i = methods.index("transbo")
+    return np.asarray(top2[:, i] - np.delete(top2, i, axis=1).max(axis=1), dtype=float)
+
+
+def _tr_weights(frame: pd.DataFrame, method: str, step: int) -> np.ndarray:
+    """Mean target weight over targets per repetition at ``step`` (repetition order)."""
+    f = frame[(frame["method"] == method) & (frame["step"] == step)]
+    return f.groupby("rep", sort=True)["target_weight"].mean().to_numpy()
+
+
+def _tr_seconds(frame: pd.DataFrame) -> dict[str, np.ndarray]:
+    """Cumulative suggestion seconds at each trial's end, mean over targets, per repetition."""
+    tot = frame.groupby(["method", "rep", "target"])["seconds"].sum()
+    per = tot.groupby(["method", "rep"]).mean().unstack("rep").dropna(axis=1)
+    return {str(m): per.loc[m].to_numpy() for m in per.index}
