@@ -34,16 +34,18 @@ leaves the GP as last fitted (the caller keeps its own posterior, e.g.
 
 Defaults of the optimisers (the settings that reproduce each one's behaviour):
 
-========================================  ==============================================
-``GPBO`` (``bo-ei-m``, ``bo-ei-r``)       ``every=1, restarts=2, restart_every=10``,
-(Zhang & Duh 2020, Sections 5.1-5.2)      ``between="add"``
-``RowGP`` of ``ParetoSMBO`` (``bo-m``,    ``growth=0.2, first_fit=3, until=200,``
-``bo-r``; Section 5.4)                    ``restarts=2, restart_rule="doubling"``, ``"keep"``
-Target GP of the transfer methods         ``every=1, restarts=2, restart_every=10``,
-(Li et al. 2022, Section 4)               ``between="condition"``
-SCoT's merged GP (Li et al. 2022,         ``every=10, restarts=2, restart_rule="first"``,
-Section 5.1, Bardenet et al. 2013)        ``between="condition"``
-========================================  ==============================================
+* ``GPBO`` (``bo-ei-m``, ``bo-ei-r``; Zhang & Duh 2020, Sections 5.1-5.2):
+  ``RefitSchedule(every=1, restarts=2, restart_rule="every", restart_every=10)`` with
+  ``between="add"`` (``refit_every``, ``restarts``, ``restart_every`` are its settings);
+* ``RowGP`` of ``ParetoSMBO`` (``bo-m``, ``bo-r``; Section 5.4):
+  ``RefitSchedule(growth=0.2, first_fit=3, until=200, restarts=2, restart_rule="doubling")``
+  with ``between="keep"`` (``refit_growth``, ``refit_until``, ``restarts``);
+* the target GP of every transfer method (Li et al. 2022, Section 4):
+  ``RefitSchedule(every=1, restarts=2, restart_rule="every", restart_every=10)`` with
+  ``between="condition"`` (``restarts``, ``restart_every``);
+* SCoT's merged GP (Li et al. 2022, Section 5.1; Bardenet et al. 2013):
+  ``RefitSchedule(every=10, restarts=2, restart_rule="first")`` counting target observations
+  only, with ``between="condition"`` (``refit_every``, ``restarts``).
 """
 
 from __future__ import annotations
