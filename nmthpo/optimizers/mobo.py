@@ -54,7 +54,7 @@ import numpy as np
 from scipy.linalg import LinAlgError, cholesky, solve_triangular
 
 from nmthpo.models.ehvi import ehvi, nondominated_front, reference_from_observations
-from nmthpo.models.gp import KERNELS, get_kernel
+from nmthpo.models.gp import KERNELS, GaussianProcess, get_kernel
 from nmthpo.models.graph import GraphSurrogate, build_graph, grf_posterior
 from nmthpo.models.refit import RefitSchedule, ScheduledGP, refit_checkpoints
 from nmthpo.optimizers.base import TableOptimizer
@@ -129,6 +129,11 @@ class RowGP:
         """Record one observation (conditioning happens lazily in :meth:`predict`)."""
         self.rows.append(int(row))
         self.values.append(float(value))
+
+    @property
+    def gp(self) -> GaussianProcess | None:
+        """The GP of the last hyperparameter fit (``None`` before the first :meth:`predict`)."""
+        return self.model.gp
 
     @property
     def hyperparameters(self) -> dict[str, Any]:
