@@ -15,6 +15,9 @@ and ``ask()`` is timed):
   warm-started; restarts at one step in 10);
 * ``re=5``: the same with ``refit_every=5`` (incremental updates in between).
 
+The schedules are settings of GPBO's :class:`nmthpo.models.refit.RefitSchedule`
+(``every=refit_every``, ``restart_every``; ``between="add"`` for the incremental updates).
+
 scikit-learn: ``GaussianProcessRegressor(ConstantKernel * Matern(nu=2.5, ARD) + WhiteKernel,
 normalize_y=True)`` with the same bounds and starting point, refitted from scratch with
 ``n_restarts_optimizer`` 0 (``skl r=0``) and 2 (``skl r=2``), then ``predict(return_std=True)``

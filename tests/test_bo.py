@@ -107,3 +107,15 @@ def test_registry_and_bad_settings() -> None:
         GPBO(X, rng, n_init=3)
     with pytest.raises(ValueError, match="objective"):
         GPBO(X, rng, objective="pareto")
+
+
+def test_schedule_is_the_shared_one_with_unchanged_defaults() -> None:
+    from nmthpo.models.refit import RefitSchedule
+
+    X, _ = _table()
+    opt = GPBO(X, np.random.default_rng(0))
+    assert opt.schedule == RefitSchedule(every=1, restarts=2, restart_rule="every",
+                                         restart_every=10)
+    assert opt.model.between == "add" and opt.gp is None
+    opt = GPBO(X, np.random.default_rng(0), refit_every=4, restarts=1, restart_every=3)
+    assert opt.schedule == RefitSchedule(every=4, restarts=1, restart_every=3)

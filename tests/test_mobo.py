@@ -131,3 +131,16 @@ def test_gp_ehvi_faster_than_random_search_on_zh_en():
         ftas = [fta(s, table.pareto) for s in res.sequences]
         assert np.mean(ftas) < expected_rs, (method, ftas)
         assert all(len(set(s)) == len(s) for s in res.sequences)
+
+
+def test_rowgp_schedule_is_the_shared_one_with_unchanged_defaults():
+    from nmthpo.models.refit import RefitSchedule
+
+    X, Y = _toy(20)
+    g = RowGP(X, "matern52", seed=0)
+    assert g.schedule == RefitSchedule(growth=0.2, until=200, first_fit=3, restarts=2,
+                                       restart_rule="doubling")
+    assert g.model.between == "keep" and g.gp is None
+    for r in range(2):  # before the first checkpoint: initial hyperparameters
+        g.add(r, Y[r, 0])
+    assert g.hyperparameters["variance"] == 1.0 and g.model.history.last_fit_n is None

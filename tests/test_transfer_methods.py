@@ -100,3 +100,22 @@ def test_metafeatures_by_hand():
     assert metafeatures("lc-finetune-fr-en", rows).size == 3
     d = metafeature_distance(np.array([[0.0, 0.0], [1.0, 2.0]]), np.array([0.0, 2.0]))
     np.testing.assert_allclose(d, [np.sqrt(1 / 2), np.sqrt(1 / 2)])
+
+
+def test_target_and_scot_gps_follow_the_shared_schedule_with_unchanged_defaults():
+    from nmthpo.models.refit import RefitSchedule
+
+    table = load_table("zh-en")
+    srcs = source_tasks(("ru-en",), 8, 0, 0)
+    opt = make_transfer_optimizer("igp", table.encode("shared"), np.random.default_rng(0), srcs)
+    assert opt._target.schedule == RefitSchedule(every=1, restarts=2, restart_every=10)
+    assert opt._target.between == "condition"
+    scot = make_transfer_optimizer("scot", table.encode("shared"), np.random.default_rng(0),
+                                   srcs)
+    assert scot._merged.schedule == RefitSchedule(every=10, restarts=2, restart_rule="first")
+    for r in range(3):
+        scot.tell(r, table.bleu[r])
+    for _ in range(3):
+        scot.tell(scot.ask(), 20.0)
+    # fits at 3 (restarts) only; conditioned on 8 source + 5 target points in between
+    assert scot._merged.history.last_fit_n == 3 and scot._merged.gp.X_train.shape[0] == 13

@@ -17,6 +17,9 @@ Contents
   dividing by their standard deviation, and return predictions in the original units),
   hyperparameters fitted by maximising the log marginal likelihood with analytic gradients.
 
+When hyperparameters are re-optimised during a run (and with how many random restarts) is not
+this module's business: :mod:`nmthpo.models.refit` holds the one schedule every optimiser uses.
+
 Why hand-written and not scikit-learn's ``GaussianProcessRegressor``: a BO run on a lookup
 table fits one GP per step on a training set that grows by one row. We (a) extend the Cholesky
 factor by one row in O(n^2) when hyperparameters are kept (:meth:`GaussianProcess.add`) and

@@ -3,9 +3,9 @@
 Registered as ``bo-ei-m`` (Matérn-5/2 ARD kernel) and ``bo-ei-r`` (RBF ARD kernel). Each
 ``ask`` conditions an exact GP (:class:`nmthpo.models.gp.GaussianProcess`) on the BLEU of the
 rows evaluated so far, scores every unevaluated row by expected improvement (Eq. 3, written for
-maximisation, :func:`nmthpo.models.acquisition.expected_improvement`) and returns the argmax, ties
-broken
-uniformly at random. The search is over the finite grid, without replacement (Section 6).
+maximisation, :func:`nmthpo.models.acquisition.expected_improvement`) and returns the argmax,
+ties broken uniformly at random. The search is over the finite grid, without replacement
+(Section 6).
 
 Choices the paper leaves open (it used the George library and states none of these):
 
@@ -19,7 +19,10 @@ Choices the paper leaves open (it used the George library and states none of the
   optimum in between at a fraction of the cost. Between refits (``refit_every > 1``) the GP is
   extended with the new rows in O(n^2) keeping the hyperparameters. The restarts of the fit at
   ``t`` observations draw from a generator derived from (this optimiser's seed, ``t``), so the
-  run does not depend on whether or how often :meth:`GPBO.predict_mean` is called.
+  run does not depend on whether or how often :meth:`GPBO.predict_mean` is called. This is the
+  shared schedule of :mod:`nmthpo.models.refit` with the settings
+  ``RefitSchedule(every=refit_every, restarts=restarts, restart_rule="every",
+  restart_every=restart_every)`` and ``ScheduledGP(..., between="add")``.
 * EI margin ``xi = 0`` (Eq. 3 has none); ``best`` is the largest BLEU observed so far.
 * With no observation yet (if the runner asks before telling any initial row) the row is
   drawn uniformly at random; the paper's trials start from 3 random initial rows, which the
@@ -34,7 +37,10 @@ import numpy as np
 
 from nmthpo.models.acquisition import expected_improvement
 from nmthpo.models.gp import KERNELS, GaussianProcess
+from nmthpo.models.refit import RefitSchedule, ScheduledGP
 from nmthpo.optimizers.base import TableOptimizer
+
+__all__ = ["GPBO"]
 
 
 class GPBO(TableOptimizer):
@@ -95,50 +101,19 @@ class GPBO(TableOptimizer):
         self.restart_every = int(restart_every)
         self.xi = float(xi)
         self._seed = int(rng.integers(2**63 - 1))
-        self.gp: GaussianProcess | None = None  # committed surrogate (synced at ask time)
-        self._gp_n = 0  # observations the committed GP is conditioned on
-        self._last_opt_n = 0  # observations at the last hyperparameter optimisation
-        self._last_restart_n = 0  # observations at the last optimisation with restarts
-        self._pending: tuple[int, GaussianProcess, int, int] | None = None
+        self.schedule = RefitSchedule(every=self.refit_every, restarts=self.restarts,
+                                      restart_rule="every", restart_every=self.restart_every)
+        self.model = ScheduledGP(kernel, self.schedule, self._seed, between="add")
 
-    # -- surrogate schedule -------------------------------------------------------------------
-    def _synced_gp(self) -> tuple[GaussianProcess, int, int]:
-        """A GP conditioned on all observations, plus the schedule counters it implies.
+    @property
+    def gp(self) -> GaussianProcess | None:
+        """The GP the last ``ask`` used (``None`` before the first one)."""
+        return self.model.gp
 
-        Returns ``(gp, n_at_last_optimisation, n_at_last_restarts)``. Derived from the
-        committed GP only (never mutates it), so the same state gives the same GP however
-        often it is computed; the result is cached until the next observation.
-        """
-        t = len(self.rows)
-        if self._pending is not None and self._pending[0] == t:
-            return self._pending[1], self._pending[2], self._pending[3]
+    def _surrogate(self, commit: bool) -> GaussianProcess:
+        """The GP conditioned on all observations, per :attr:`schedule` (see the module)."""
         X_obs = self.X[np.asarray(self.rows, dtype=int)]
-        y_obs = self.y_array
-        opt_n, restart_n = self._last_opt_n, self._last_restart_n
-        if self.gp is None or t - self._last_opt_n >= self.refit_every:
-            with_restarts = self.gp is None or t - self._last_restart_n >= self.restart_every
-            gp = GaussianProcess(self.kernel) if self.gp is None else self.gp.copy()
-            gp.fit(
-                X_obs,
-                y_obs,
-                optimize=True,
-                rng=np.random.default_rng([self._seed, t]),
-                restarts=self.restarts if with_restarts else 0,
-            )
-            opt_n = t
-            restart_n = t if with_restarts else restart_n
-        else:
-            gp = self.gp.copy()
-            for i in range(self._gp_n, t):
-                gp.add(X_obs[i], float(y_obs[i]))
-        self._pending = (t, gp, opt_n, restart_n)
-        return gp, opt_n, restart_n
-
-    def _commit(self) -> GaussianProcess:
-        gp, self._last_opt_n, self._last_restart_n = self._synced_gp()
-        self.gp, self._gp_n = gp, len(self.rows)
-        self._pending = None
-        return gp
+        return self.model.update(X_obs, self.y_array, commit=commit)
 
     # -- protocol -----------------------------------------------------------------------------
     def ask(self) -> int:
@@ -146,7 +121,7 @@ class GPBO(TableOptimizer):
         cand = self.remaining()
         if not self.rows:
             return self.random_candidate()
-        gp = self._commit()
+        gp = self._surrogate(commit=True)
         mean, var = gp.predict(self.X[cand])
         scores = np.full(self.n, -np.inf)
         scores[cand] = expected_improvement(mean, np.sqrt(var), float(np.max(self.y_array)),
@@ -161,5 +136,5 @@ class GPBO(TableOptimizer):
         """
         if not self.rows:
             return np.full(self.n, np.nan)
-        gp = self._synced_gp()[0]
+        gp = self._surrogate(commit=False)
         return gp.predict(self.X)[0]

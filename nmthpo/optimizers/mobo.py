@@ -32,7 +32,10 @@ Choices the paper leaves open, and ours:
   each warm-started from the previous optimum, with ``restarts`` random restarts at the first
   checkpoint and whenever the number of observations has doubled since the last restarts.
   Between checkpoints (and after ``refit_until``) the posterior is conditioned exactly on every
-  new observation with the hyperparameters kept, in O(t N) per step for all N rows.
+  new observation with the hyperparameters kept, in O(t N) per step for all N rows. The
+  checkpoints and restarts are settings of the shared :class:`nmthpo.models.refit.RefitSchedule`
+  (``refit_checkpoints`` now lives in :mod:`nmthpo.models.refit`; re-exported here for one
+  release).
 * Graph surrogates (``surrogate="graph"``): one kNN graph over all rows
   (:func:`nmthpo.models.graph.build_graph`, paper's k rule and median length scale unless
   given) and the finite-set GP view of label propagation (footnotes 13, 16) for each objective:
@@ -53,6 +56,7 @@ from scipy.linalg import LinAlgError, cholesky, solve_triangular
 from nmthpo.models.ehvi import ehvi, nondominated_front, reference_from_observations
 from nmthpo.models.gp import KERNELS, GaussianProcess, get_kernel
 from nmthpo.models.graph import GraphSurrogate, build_graph, grf_posterior
+from nmthpo.models.refit import RefitSchedule, ScheduledGP, refit_checkpoints
 from nmthpo.optimizers.base import TableOptimizer
 
 __all__ = ["SURROGATES", "ParetoSMBO", "RowGP", "refit_checkpoints"]
@@ -60,28 +64,6 @@ __all__ = ["SURROGATES", "ParetoSMBO", "RowGP", "refit_checkpoints"]
 SURROGATES: tuple[str, ...] = ("gp", "graph")
 
 _JITTERS = (0.0, 1e-10, 1e-8, 1e-6, 1e-4)
-
-
-def refit_checkpoints(start: int, growth: float, until: int) -> list[int]:
-    """Numbers of observations at which :class:`RowGP` re-fits its hyperparameters.
-
-    ``s_0 = start``, ``s_{j+1} = max(s_j + 1, ceil(s_j (1 + growth)))``, all ``<= until``.
-
-    >>> refit_checkpoints(3, 0.2, 30)
-    [3, 4, 5, 6, 8, 10, 12, 15, 18, 22, 27]
-    """
-    if start < 1 or until < start - 1:
-        raise ValueError(
-            f"need 1 <= start and until >= start - 1; got start={start}, until={until}"
-        )
-    if not growth >= 0:
-        raise ValueError(f"growth must be >= 0; got {growth}")
-    out = []
-    s = int(start)
-    while s <= until:
-        out.append(s)
-        s = max(s + 1, int(np.ceil(s * (1.0 + growth) - 1e-9)))
-    return out
 
 
 class RowGP:
@@ -97,7 +79,11 @@ class RowGP:
 
     Hyperparameters are re-fitted (warm-started ``GaussianProcess.fit``) exactly at the
     :func:`refit_checkpoints`, in order, whatever the calling pattern, so results depend only on
-    the observations (never on how often :meth:`predict` is called).
+    the observations (never on how often :meth:`predict` is called): the shared schedule of
+    :mod:`nmthpo.models.refit` with the settings ``RefitSchedule(growth=refit_growth,
+    until=refit_until, first_fit=first_fit, restarts=restarts, restart_rule="doubling")`` and
+    ``ScheduledGP(..., between="keep")``; this class keeps its own O(t N) posterior over the
+    rows between checkpoints.
 
     Parameters
     ----------
@@ -124,12 +110,11 @@ class RowGP:
         self.N = self.X.shape[0]
         self.kernel_name = kernel
         self._kern = get_kernel(kernel)
-        self.gp = GaussianProcess(kernel)
         self.seed = int(seed)
         self.restarts = int(restarts)
-        self._checkpoints = refit_checkpoints(first_fit, refit_growth, refit_until)
-        self._ck = 0  # index of the next checkpoint
-        self._last_restart_n = 0
+        self.schedule = RefitSchedule(growth=refit_growth, until=refit_until, first_fit=first_fit,
+                                      restarts=restarts, restart_rule="doubling")
+        self.model = ScheduledGP(kernel, self.schedule, self.seed, between="keep")
         self.rows: list[int] = []
         self.values: list[float] = []
         self._hyp: dict[str, Any] | None = None
@@ -144,6 +129,11 @@ class RowGP:
         """Record one observation (conditioning happens lazily in :meth:`predict`)."""
         self.rows.append(int(row))
         self.values.append(float(value))
+
+    @property
+    def gp(self) -> GaussianProcess | None:
+        """The GP of the last hyperparameter fit (``None`` before the first :meth:`predict`)."""
+        return self.model.gp
 
     @property
     def hyperparameters(self) -> dict[str, Any]:
@@ -206,28 +196,15 @@ class RowGP:
         n = len(self.rows)
         if n == 0:
             raise RuntimeError("RowGP has no observations; call add(row, value) first")
-        refit_at = None
-        while self._ck < len(self._checkpoints) and self._checkpoints[self._ck] <= n:
-            s = self._checkpoints[self._ck]
-            first = self._last_restart_n == 0
-            with_restarts = first or s >= 2 * self._last_restart_n
-            Xs = self.X[np.asarray(self.rows[:s], dtype=int)]
-            self.gp.fit(Xs, np.asarray(self.values[:s]), optimize=True,
-                        rng=np.random.default_rng([self.seed, s]),
-                        restarts=self.restarts if with_restarts else 0)
-            if with_restarts:
-                self._last_restart_n = s
-            self._hyp = self.gp.hyperparameters
-            refit_at = s
-            self._ck += 1
-        if self._hyp is None:  # fewer observations than the first checkpoint: initial values
-            self.gp.fit(self.X[np.asarray(self.rows, dtype=int)], np.asarray(self.values),
-                        optimize=False)
-            hyp = self.gp.hyperparameters
-            self._hyp = hyp
-            refit_at = n
-        if refit_at is not None:
+        before = self.model.history.last_fit_n
+        gp = self.model.update(self.X[np.asarray(self.rows, dtype=int)], np.asarray(self.values))
+        refit_at = self.model.history.last_fit_n
+        if refit_at is not None and refit_at != before:  # new hyperparameters at a checkpoint
+            self._hyp = gp.hyperparameters
             self._factor(refit_at)
+        elif self._hyp is None:  # fewer observations than the first checkpoint: initial values
+            self._hyp = gp.hyperparameters
+            self._factor(n)
         for i in range(self._t, n):
             self._extend(i)
 

@@ -15,7 +15,10 @@ Common choices (the paper leaves them open):
   hyperparameters are re-fitted by maximum likelihood at every step, warm-started from the
   previous step, with ``restarts`` random restarts at the first fit and then every
   ``restart_every`` observations (as :mod:`nmthpo.optimizers.bo`); restart generators derive
-  from (the optimiser's seed, number of observations).
+  from (the optimiser's seed, number of observations). This is the shared schedule of
+  :mod:`nmthpo.models.refit`: ``RefitSchedule(every=1, restarts=restarts,
+  restart_every=restart_every)``, ``ScheduledGP(..., between="condition")`` (the targets are
+  re-standardised at every step).
 * Every method records, at each ``ask``, the weight its surrogate gives the target model
   (:attr:`TransferOptimizer.target_weights`; NaN where the notion does not apply) and the
   source weights (:attr:`TransferOptimizer.source_weights`).
@@ -39,6 +42,7 @@ from scipy.linalg import LinAlgError, cho_factor, cho_solve
 from nmthpo.benchmark.metafeatures import metafeature_distance, metafeatures
 from nmthpo.models.acquisition import expected_improvement
 from nmthpo.models.gp import KERNELS, GaussianProcess, get_kernel
+from nmthpo.models.refit import RefitSchedule, ScheduledGP
 from nmthpo.optimizers.base import TableOptimizer
 from nmthpo.optimizers.transfer.combine import (
     cv_folds,
@@ -135,8 +139,10 @@ class TransferOptimizer(TableOptimizer):
         self.S_var = np.empty((K, n))
         for i, s in enumerate(self.sources):
             self.S_mean[i], self.S_var[i] = s.predict(self.X)
-        self._gp: GaussianProcess | None = None
-        self._last_restart = 0
+        self._target = ScheduledGP(
+            kernel, RefitSchedule(every=1, restarts=self.restarts, restart_rule="every",
+                                  restart_every=self.restart_every),
+            self._seed, between="condition")
         self.target_weights: list[float] = []
         self.source_weights: list[np.ndarray] = []
 
@@ -147,18 +153,11 @@ class TransferOptimizer(TableOptimizer):
 
     # -- target surrogate -----------------------------------------------------------------------
     def _fit_target(self, values: np.ndarray) -> GaussianProcess:
-        """Fit (warm-started) the target GP on the observed rows and ``values``."""
-        t = len(self.rows)
-        first = self._gp is None
-        if self._gp is None:
-            self._gp = GaussianProcess(self.kernel)
-        use_restarts = first or t - self._last_restart >= self.restart_every
-        if use_restarts:
-            self._last_restart = t
-        self._gp.fit(self.X[np.asarray(self.rows)], values, optimize=True,
-                     rng=np.random.default_rng([self._seed, t]),
-                     restarts=self.restarts if use_restarts else 0)
-        return self._gp
+        """The target GP re-fitted (warm start, scheduled restarts) on the observed rows.
+
+        ``values`` are the (re-standardised) targets of the observed rows, in order.
+        """
+        return self._target.update(self.X[np.asarray(self.rows)], values)
 
     def _fixed_gp(self, X: np.ndarray, y: np.ndarray, optimize: bool = False) -> GaussianProcess:
         """A GP started at the current target hyperparameters and conditioned on ``(X, y)``.
@@ -166,8 +165,8 @@ class TransferOptimizer(TableOptimizer):
         ``optimize=False`` keeps the hyperparameters; ``True`` re-fits them by maximum
         likelihood on ``(X, y)`` alone, warm-started from the current ones (no restarts).
         """
-        assert self._gp is not None
-        h = self._gp.hyperparameters
+        assert self._target.gp is not None
+        h = self._target.gp.hyperparameters
         return GaussianProcess(self.kernel, lengthscales=h["lengthscales"],
                                variance=h["variance"], noise=h["noise"]).fit(
                                    X, y, optimize=optimize)
@@ -529,7 +528,9 @@ class SCoT(TransferOptimizer):
     GP on standardised values. The merged GP has ``K N_S + t`` points, so its hyperparameters
     are re-fitted every ``refit_every`` (10) target observations (warm start; ``restarts`` at
     the first fit) and only conditioned in between -- this is the method whose cost grows
-    fastest (Section 5.4, "Scalability").
+    fastest (Section 5.4, "Scalability"). In terms of :mod:`nmthpo.models.refit`:
+    ``RefitSchedule(every=refit_every, restarts=restarts, restart_rule="first")`` counting
+    target observations only, ``ScheduledGP(..., between="condition")``.
     """
 
     def __init__(self, X: np.ndarray, rng: np.random.Generator, objective: str = "bleu", *,
@@ -543,24 +544,17 @@ class SCoT(TransferOptimizer):
                                  for i, s in enumerate(self.sources)])
         self._src_y = np.concatenate([s.y for s in self.sources])
         self._tgt_code = code[-1]
-        self._merged: GaussianProcess | None = None
-        self._last_fit = 0
+        self._merged = ScheduledGP(
+            self.kernel, RefitSchedule(every=self.refit_every, restarts=self.restarts,
+                                       restart_rule="first"),
+            self._seed, between="condition")
 
     def _surrogate(self, ys: np.ndarray) -> tuple[np.ndarray, np.ndarray, float, np.ndarray]:
         rows = np.asarray(self.rows)
         Xt = np.hstack([self.X, np.tile(self._tgt_code, (self.n, 1))])
         Xm = np.vstack([self._src_X, Xt[rows]])
         ym = np.concatenate([self._src_y, ys])
-        t = rows.size
-        first = self._merged is None
-        if self._merged is None:
-            self._merged = GaussianProcess(self.kernel)
-        refit = first or t - self._last_fit >= self.refit_every
-        if refit:
-            self._last_fit = t
-        self._merged.fit(Xm, ym, optimize=refit, rng=np.random.default_rng([self._seed, t]),
-                         restarts=self.restarts if first else 0)
-        m, v = self._merged.predict(Xt)
+        m, v = self._merged.update(Xm, ym, n=rows.size).predict(Xt)
         return m, v, np.nan, np.full(self.K, np.nan)
 
 
