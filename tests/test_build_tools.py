@@ -108,3 +108,13 @@ def test_page_report_problems() -> None:
 def test_serve_requires_built_book(tmp_path: Path) -> None:
     with pytest.raises(browser_check.CheckError, match="build the book"):
         browser_check.serve(tmp_path)
+
+
+def test_api_reference_lists_every_module():
+    """book/api.md is generated from the package tree; a new module must appear in it."""
+    import subprocess
+    import sys
+
+    res = subprocess.run([sys.executable, str(TOOLS / "api_reference.py"), "--check"],
+                         capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
