@@ -234,7 +234,7 @@ def spec_from_class(cls: type) -> MethodSpec:
     takes the transfer context (see :mod:`nmthpo.optimizers.base`).
     """
     if not isinstance(cls, type):
-        raise TypeError(f"expected an optimiser class, got {cls!r}")
+        raise ValueError(f"expected an optimiser class, got {cls!r}")
     if not (issubclass(cls, TableOptimizer)
             or (callable(getattr(cls, "ask", None)) and callable(getattr(cls, "tell", None)))):
         raise ValueError(f"{cls.__qualname__} is not an optimiser: subclass "
