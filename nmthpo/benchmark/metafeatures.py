@@ -132,8 +132,11 @@ class TransferMetaFeatures:
 
 
 class _Sampled(Protocol):
-    task: str
-    rows: np.ndarray
+    @property
+    def task(self) -> str: ...
+
+    @property
+    def rows(self) -> np.ndarray: ...
 
 
 def transfer_metafeatures(target: str, sources: Sequence[_Sampled]) -> TransferMetaFeatures:

@@ -45,7 +45,7 @@ def _cmd_transfer(args: argparse.Namespace) -> int:
     res.save(args.out)
     best = res.frame.groupby("rep")["bleu"].max()
     print(f"{args.repeats} repetitions of {args.method} on {args.target} "
-          f"(sources {','.join(res.spec.sources) or '-'}): final best BLEU "
+          f"(sources {','.join(res.spec.sources or ()) or '-'}): final best BLEU "
           f"{best.mean():.2f} ± {best.std(ddof=0):.2f} -> {args.out}")
     return 0
 

@@ -83,6 +83,7 @@ __all__ = [
     "static_experiment",
     "subset_sources",
     "transfer_spec",
+    "trial_optimizer",
 ]
 
 #: Bump when a change to the runner would change results, to invalidate old caches.
@@ -332,23 +333,10 @@ def run_trial(spec: RunSpec, trial: int) -> dict[str, np.ndarray]:
     """
     from threadpoolctl import threadpool_limits
 
-    m = spec.method_spec()
     with threadpool_limits(limits=1, user_api="blas"):
+        opt, recorders = trial_optimizer(spec, trial)
         table = load_table(spec.task)
         n = table.n_rows
-        assert spec.encoding is not None
-        X = table.encode(spec.encoding)
-        recorders: list[Recorder] = [SurrogateMSE(table.bleu)] if spec.record_mse else []
-        context = None
-        if spec.sources is not None:
-            # methods that ignore the sources (rs, igp) do not pay for fitting them
-            srcs = source_tasks(spec.sources, spec.n_source, spec.seed, trial, spec.kernel) \
-                if m.needs_sources else []
-            context = {"sources": srcs, "kernel": spec.kernel, "target_task": spec.task,
-                       "metafeatures": transfer_metafeatures(spec.task, srcs) if srcs else None}
-            recorders += [TransferWeights(len(spec.sources)), SuggestTime()]
-        opt = build(m, X, np.random.default_rng([spec.seed, trial, 1]), spec.objective,
-                    context, **dict(spec.settings))
         targets: set[int] | None = None
         if spec.stop == "target":
             targets = {table.first_best_row} if spec.objective == "bleu" \
@@ -361,6 +349,29 @@ def run_trial(spec: RunSpec, trial: int) -> dict[str, np.ndarray]:
     for rec in recorders:
         out.update(rec.values())
     return out
+
+
+def trial_optimizer(spec: RunSpec, trial: int) -> tuple[Any, list[Recorder]]:
+    """The optimiser of trial ``trial`` (generator ``default_rng([seed, trial, 1])``; for a
+    transfer run with its context: fitted sources, target, kernel, meta-features) and the
+    recorders of the run's by-products. Used by :func:`run_trial` and
+    :func:`nmthpo.engine.replay.replay_trial`."""
+    m = spec.method_spec()
+    table = load_table(spec.task)
+    assert spec.encoding is not None
+    X = table.encode(spec.encoding)
+    recorders: list[Recorder] = [SurrogateMSE(table.bleu)] if spec.record_mse else []
+    context = None
+    if spec.sources is not None:
+        # methods that ignore the sources (rs, igp) do not pay for fitting them
+        srcs = source_tasks(spec.sources, spec.n_source, spec.seed, trial, spec.kernel) \
+            if m.needs_sources else []
+        context = {"sources": srcs, "kernel": spec.kernel, "target_task": spec.task,
+                   "metafeatures": transfer_metafeatures(spec.task, srcs) if srcs else None}
+        recorders += [TransferWeights(len(spec.sources)), SuggestTime()]
+    opt = build(m, X, np.random.default_rng([spec.seed, trial, 1]), spec.objective, context,
+                **dict(spec.settings))
+    return opt, recorders
 
 
 def _tidy(spec: RunSpec, trial: int, res: Mapping[str, np.ndarray]) -> pd.DataFrame:
@@ -552,10 +563,10 @@ def run_specs(
     for s in specs:
         got = frames[s.stem()]
         frame = pd.concat([got[t] for t in sorted(got)], ignore_index=True)
-        final = None if cache is None else cache / f"{s.stem()}.parquet"
-        if cache is not None and final is not None and (s.stem() in done or not final.exists()):
+        if cache is not None and (s.stem() in done
+                                  or not (cache / f"{s.stem()}.parquet").exists()):
             _sidecar(cache, s, s.stem() in had_cached)
-            _write_parquet(frame, final)
+            _write_parquet(frame, cache / f"{s.stem()}.parquet")
             shutil.rmtree(cache / "partial" / s.stem(), ignore_errors=True)
             try:
                 (cache / "partial").rmdir()
