@@ -2,8 +2,8 @@
 
 For every method and target, ``--reps`` real repetitions of the static leave-one-out setting
 (5 sources, ``N_S = 50``, ``N_T = --budget`` evaluations, 3 initial rows) are run through
-:func:`nmthpo.engine.transfer_runner.run_transfer_trial` (BLAS limited to one thread, as in the
-runner). Reported per (method, target): mean milliseconds per suggestion (the optimiser's
+:func:`nmthpo.engine.runner.run_trial` (BLAS limited to one thread, as in every run).
+Reported per (method, target): mean milliseconds per suggestion (the optimiser's
 ``ask``) and seconds per repetition (wall time of the whole trial, source fitting included
 on first use -- the source GPs are cached per process, as in a real run).
 
@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from nmthpo.benchmark.tables import NMTHPO_TASKS
-from nmthpo.engine.transfer_runner import TransferSpec, default_sources, run_transfer_trial
+from nmthpo.engine.runner import default_sources, run_trial, transfer_spec
 from nmthpo.optimizers.transfer.methods import STATIC_METHODS
 from nmthpo.optimizers.transfer.sources import source_task
 
@@ -55,10 +55,10 @@ def main() -> None:
     lines = []
     for m in methods:
         for t in targets:
-            spec = TransferSpec(m, t, default_sources(t), 50, args.budget)
+            spec = transfer_spec(m, t, default_sources(t), 50, args.budget)
             for rep in range(args.reps):
                 t0 = time.perf_counter()
-                res = run_transfer_trial(spec, rep)
+                res = run_trial(spec, rep)
                 wall = time.perf_counter() - t0
                 asks = res["seconds"][3:]
                 lines.append({"method": m, "target": t, "rep": rep, "ms_per_ask":

@@ -93,14 +93,30 @@ def _parse_settings(pairs: Sequence[str]) -> dict[str, object]:
     return out
 
 
+def _parse_sources(text: str | None, task: str) -> tuple[str, ...] | None:
+    if text is None:
+        return None
+    from nmthpo.engine.runner import default_sources
+
+    if text == "all":
+        return default_sources(task)
+    sources = tuple(s.strip() for s in text.split(",") if s.strip())
+    if not sources:
+        raise UsageError("--sources is empty; give comma-separated task names or 'all'")
+    return sources
+
+
 def _cmd_run(args: argparse.Namespace) -> int:
     from nmthpo.engine.runner import run
 
+    sources = _parse_sources(args.sources, args.task)
+    stop = "none" if args.no_stop else ("target" if sources is None else None)
     res = run(
         args.method, args.task, trials=args.trials, seed=args.seed, objective=args.objective,
-        n_init=args.n_init, budget=args.budget, stop="none" if args.no_stop else "target",
+        n_init=args.n_init, budget=args.budget, stop=stop,
         settings=_parse_settings(args.set), jobs=args.jobs, scheduler=args.scheduler,
-        cache_dir=args.cache, progress=not args.quiet,
+        cache_dir=args.cache, progress=not args.quiet, sources=sources,
+        n_source=args.n_source,
     )
     res.save(args.out)
     dest = Path(args.out) / "sequences.ss"
@@ -160,7 +176,9 @@ def build_parser() -> argparse.ArgumentParser:
     d.set_defaults(func=_cmd_data)
 
     r = sub.add_parser("run", help="run repeated trials of one method on one task")
-    r.add_argument("method")
+    r.add_argument("method", help="a registered name (e.g. rs, bo-ei-m, transbo), module:Class "
+                   "of your own optimiser (module on PYTHONPATH) or prefix:Name of an adapter "
+                   "(e.g. optuna:TPESampler)")
     r.add_argument("--task", required=True)
     r.add_argument("--trials", type=_positive_int, default=100)
     r.add_argument("--seed", type=_nonneg_int, default=0)
@@ -172,6 +190,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="do not stop at the oracle target (run to the budget or the whole table)")
     r.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="a method setting, e.g. --set k=10")
+    r.add_argument("--sources", default=None, metavar="A,B,...",
+                   help="source tasks of a transfer run ('all': every other task of the "
+                   "family); transfer runs go to the budget (default 50) without oracle stop")
+    r.add_argument("--n-source", type=_positive_int, default=50,
+                   help="sampled evaluations per source task (N_S; transfer runs)")
     r.add_argument("--jobs", type=_positive_int, default=1)
     r.add_argument("--scheduler", default=None, help="address of a Dask scheduler")
     r.add_argument("--cache", default=None, help="cache directory (resume interrupted runs)")

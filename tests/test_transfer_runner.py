@@ -1,4 +1,4 @@
-"""Tests of nmthpo.engine.transfer_runner and the ``nmthpo transfer`` command."""
+"""Tests of the transfer runs of nmthpo.engine.runner and the ``nmthpo transfer`` command."""
 
 import argparse
 
@@ -7,16 +7,16 @@ import pandas as pd
 import pytest
 
 from nmthpo.commands import transfer as transfer_cmd
-from nmthpo.engine.transfer_runner import (
-    TransferSpec,
+from nmthpo.engine.runner import (
     default_sources,
     dynamic_experiment,
     run_specs,
     run_transfer,
-    run_transfer_trial,
     static_experiment,
     subset_sources,
 )
+from nmthpo.engine.runner import run_trial as run_transfer_trial
+from nmthpo.engine.runner import transfer_spec as TransferSpec  # noqa: N812
 
 SPEC = TransferSpec("transbo", "zh-en", ("ru-en", "ja-en"), n_source=10, budget=8)
 
@@ -109,3 +109,16 @@ def test_cli_writes_trajectories_and_weights(tmp_path, capsys):
                                 "lc-finetune-zh-en", "--out", str(tmp_path)])
     with pytest.raises(ValueError, match="valid sources: ru-en"):
         bad.func(bad)
+
+
+def test_cached_transfer_run_records_spec_and_machine(tmp_path):
+    from nmthpo.engine.cache import machine_fingerprint
+    from nmthpo.engine.runner import cached_runs, run_machine
+
+    res = run_transfer("igp", "zh-en", ("ru-en",), n_source=10, budget=5, repeats=2,
+                       cache_dir=tmp_path)
+    (spec, path), = cached_runs(tmp_path)
+    assert spec == res.spec and path.stem == res.spec.stem()
+    assert run_machine(path) == machine_fingerprint() != "unknown"
+    fresh = run_transfer_trial(spec, 1)
+    np.testing.assert_array_equal(res.frame.query("rep == 1")["row"], fresh["row"])

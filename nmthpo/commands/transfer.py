@@ -31,10 +31,8 @@ _nonneg_int = _int_at_least(0)
 
 
 def _cmd_transfer(args: argparse.Namespace) -> int:
-    from nmthpo.engine.transfer_runner import run_transfer
-    from nmthpo.optimizers.transfer.methods import check_method
+    from nmthpo.engine.runner import run_transfer
 
-    check_method(args.method)
     sources = None
     if args.sources is not None:
         sources = [s.strip() for s in args.sources.split(",") if s.strip()]
@@ -47,7 +45,7 @@ def _cmd_transfer(args: argparse.Namespace) -> int:
     res.save(args.out)
     best = res.frame.groupby("rep")["bleu"].max()
     print(f"{args.repeats} repetitions of {args.method} on {args.target} "
-          f"(sources {','.join(res.spec.sources) or '-'}): final best BLEU "
+          f"(sources {','.join(res.spec.sources or ()) or '-'}): final best BLEU "
           f"{best.mean():.2f} ± {best.std(ddof=0):.2f} -> {args.out}")
     return 0
 
@@ -55,8 +53,9 @@ def _cmd_transfer(args: argparse.Namespace) -> int:
 def register(subparsers: Any) -> None:
     """Add the ``transfer`` subcommand to ``subparsers``."""
     p = subparsers.add_parser("transfer", help="transfer-learning HPO (TransBO and baselines)")
-    p.add_argument("method", help="transbo, rs, igp, scot, sgpr, pogpe, tst, tstm, rgpe, or an "
-                   "ablation (transbo-ms, pogpe-ms, tst-ms, rgpe-ms)")
+    p.add_argument("method", help="transbo, rs, igp, scot, sgpr, pogpe, tst, tstm, rgpe, an "
+                   "ablation (transbo-ms, pogpe-ms, tst-ms, rgpe-ms), or module:Class of a "
+                   "transfer optimiser")
     p.add_argument("--target", required=True)
     p.add_argument("--sources", default=None,
                    help="comma-separated source tasks (default: all other tasks of the family)")

@@ -21,9 +21,11 @@ this process's role or already holds the file, else the user cache's.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
+import platform
 import tempfile
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -34,6 +36,7 @@ __all__ = [
     "atomic_write",
     "cache_for",
     "key",
+    "machine_fingerprint",
     "results_dir",
     "user_cache_dir",
     "write_text",
@@ -114,3 +117,41 @@ def cache_for(experiment: str, filename: str | None = None) -> Path:
     if filename is not None and (book / filename).exists():
         return book
     return user_cache_dir() / experiment
+
+
+@functools.lru_cache(maxsize=1)
+def machine_fingerprint() -> str:
+    """What decides the last bits of this machine's floating-point results, as one string.
+
+    ``<platform.machine()>/<BLAS>-<architecture>/numpy-<highest SIMD dispatch>``, e.g.
+    ``x86_64/openblas-Haswell/numpy-X86_V3``: the BLAS architecture OpenBLAS picked at
+    load time (``DYNAMIC_ARCH``, from :mod:`threadpoolctl`) and the highest SIMD target NumPy
+    dispatches to on this CPU. Cached runs record it beside their spec; a run whose
+    fingerprint equals this machine's must recompute bit for bit (see
+    :mod:`nmthpo.engine.replay` for the others). Files written before it existed have none
+    (``"unknown"``).
+    """
+    import numpy  # noqa: F401  (loads the BLAS that threadpoolctl inspects)
+
+    blas = "blas-unknown"
+    try:
+        from threadpoolctl import threadpool_info
+
+        for info in threadpool_info():
+            if info.get("user_api") == "blas":
+                blas = f"{info.get('internal_api')}-{info.get('architecture', 'unknown')}"
+                break
+    except Exception:  # pragma: no cover - threadpoolctl is a dependency
+        pass
+    simd = "unknown"
+    try:
+        from numpy._core._multiarray_umath import (  # type: ignore[attr-defined]
+            __cpu_dispatch__,
+            __cpu_features__,
+        )
+
+        enabled = [t for t in __cpu_dispatch__ if __cpu_features__.get(t)]
+        simd = enabled[-1] if enabled else "baseline"
+    except Exception:  # pragma: no cover - private NumPy API moved
+        pass
+    return f"{platform.machine()}/{blas}/numpy-{simd}"

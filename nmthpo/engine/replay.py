@@ -7,9 +7,11 @@ and NumPy choose their kernels by CPU (``DYNAMIC_ARCH``, SIMD dispatch), the las
 fit move, and a GP-BO run may pick another local optimum of the marginal likelihood from some
 step on and take another path (measured: 0-50 % of the trials of ``bo-ei-m`` diverge between an
 AVX-512 machine and an AVX2 one, while random search, graph-based SMBO and the GA stay
-identical). Such methods say so in the registry (``MethodSpec.exact_across_cpus = False``).
+identical). Such methods say so in the registry (``MethodSpec.exact_across_cpus = False``);
+cached runs record the machine that computed them
+(:func:`nmthpo.engine.cache.machine_fingerprint`, :func:`nmthpo.engine.runner.run_machine`).
 
-For them :func:`replay_agreement` checks the code rather than the path: it *teacher-forces* the
+For them :func:`replay_trial` checks the code rather than the path: it *teacher-forces* the
 recorded rows (tells the optimiser each recorded row, whatever it asked for) and counts the
 steps at which the optimiser's own proposal equals the recorded row. Across CPU models the
 agreement of the unchanged code is high (measured 0.60-1.00 per run, 0.93 over all GP runs of
@@ -22,12 +24,34 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import numpy as np
-
 from nmthpo.benchmark.tables import load_table
-from nmthpo.optimizers.registry import make_optimizer
+from nmthpo.engine.runner import RunSpec, trial_optimizer
 
-__all__ = ["replay_agreement"]
+__all__ = ["replay_agreement", "replay_trial"]
+
+
+def replay_trial(spec: RunSpec, rows: Sequence[int], trial: int) -> tuple[int, int]:
+    """Teacher-force ``rows`` through the optimiser of trial ``trial`` of ``spec``.
+
+    The optimiser is built exactly as :func:`nmthpo.engine.runner.run_trial` builds it
+    (single-task or transfer), under a one-thread BLAS.
+
+    Returns
+    -------
+    (agree, steps) : tuple of int
+        How many of the ``steps = len(rows) - n_init`` proposals equal the recorded row.
+    """
+    from threadpoolctl import threadpool_limits
+
+    y = load_table(spec.task).objectives(spec.objective)
+    agree = 0
+    with threadpool_limits(limits=1, user_api="blas"):
+        opt, _ = trial_optimizer(spec, trial)
+        for i, r in enumerate(rows):
+            if i >= spec.n_init:
+                agree += int(opt.ask()) == int(r)
+            opt.tell(int(r), y[int(r)])
+    return agree, max(len(rows) - spec.n_init, 0)
 
 
 def replay_agreement(
@@ -41,7 +65,7 @@ def replay_agreement(
     encoding: str = "scaled",
     settings: dict | None = None,
 ) -> tuple[int, int]:
-    """Teacher-force ``rows`` through a fresh ``method`` optimiser of trial ``trial``.
+    """:func:`replay_trial` of a single-task run given by its fields.
 
     Parameters
     ----------
@@ -50,19 +74,7 @@ def replay_agreement(
         (``default_rng([seed, trial, 1])``).
     rows : sequence of int
         The recorded rows of the trial, initial rows first.
-
-    Returns
-    -------
-    (agree, steps) : tuple of int
-        How many of the ``steps = len(rows) - n_init`` proposals equal the recorded row.
     """
-    table = load_table(task)
-    y = table.objectives(objective)
-    opt = make_optimizer(method, table.encode(encoding), np.random.default_rng([seed, trial, 1]),
-                         objective, **dict(settings or {}))
-    agree = 0
-    for i, r in enumerate(rows):
-        if i >= n_init:
-            agree += int(opt.ask()) == int(r)
-        opt.tell(int(r), y[int(r)])
-    return agree, max(len(rows) - n_init, 0)
+    spec = RunSpec(method, task, objective, seed, n_init, encoding=encoding,
+                   settings=dict(settings or {}))
+    return replay_trial(spec, rows, trial)

@@ -1,56 +1,109 @@
-"""Repeated HPO trials on lookup tables: the runner, its cache, resumption and parallelism.
+"""The one runner: repeated HPO trials on lookup tables, with or without source tasks.
 
-Zhang & Duh (2020, Section 4.3) average every result over 100 trials, "each trial seeded with a
-different set of 3 random initial hyperparameter settings". A trial here is fully determined by
-``(method, task, settings, seed, trial index)``:
+A run is one :class:`RunSpec`: a method, a task and everything that determines its results.
+A spec *with source tasks* (``sources`` a tuple, possibly empty) is a transfer run (Li et al.
+2022, Section 5.1); without (``sources=None``) a single-task run (Zhang & Duh 2020, Section
+4.3). A trial ``t`` is fully determined by ``(spec, t)``:
 
-* its initial rows are drawn from ``default_rng([seed, trial, 0])`` -- independent of the method,
-  so all methods start trial *t* from the same rows (common random numbers, paired comparisons);
-* the optimiser's own generator is ``default_rng([seed, trial, 1])``.
+* its initial rows are drawn from ``default_rng([seed, t, 0])`` -- independent of the method,
+  so all methods start trial *t* from the same rows (common random numbers, paired
+  comparisons);
+* the optimiser's own generator is ``default_rng([seed, t, 1])``;
+* a transfer trial's source samples and source GPs come from
+  :func:`nmthpo.optimizers.transfer.sources.source_task` with ``(seed, t)`` -- the same for
+  every method and target.
 
 Hence results do not depend on the number of workers or on the scheduler (joblib processes or a
-Dask cluster through joblib's ``dask`` backend): they are bit-identical.
+Dask cluster through joblib's ``dask`` backend): they are bit-identical. Every trial runs with
+BLAS limited to one thread (threadpoolctl): on the 2-core machine a multi-threaded OpenBLAS
+made a 300-point GP fit 50-100x slower under contention; workers are reused across trials.
 
-A run stops a trial when (a) ``stop="target"`` and the oracle target is reached -- for BLEU the
-*first argmax row* has been evaluated, which implies the best value was reached as well, so both
-tie conventions of :mod:`nmthpo.engine.metrics` can be scored; for Pareto, all Pareto-optimal rows
-are
-found -- or (b) ``budget`` evaluations (initial rows included) were made, or (c) the table is
-exhausted.
+Every trial is the one ask/tell loop of :mod:`nmthpo.engine.loop`. A trial stops when (a)
+``stop="target"`` and the oracle target is reached -- for BLEU the *first argmax row* has been
+evaluated, which implies the best value was reached as well, so both tie conventions of
+:mod:`nmthpo.engine.metrics` can be scored; for Pareto, all Pareto-optimal rows are found -- or
+(b) ``budget`` evaluations (initial rows included) were made, or (c) the table is exhausted.
+Transfer runs default to ``stop="none"`` and ``budget`` ``N_T = 50`` (their metrics are curves).
 
-Cache: finished runs are stored as one tidy Parquet file per (method, task, settings, seed) under
-``cache_dir``; each finished trial is first written atomically to a partial directory, so an
-interrupted run resumes where it stopped and a finished one is read back, never recomputed.
-Asking for more trials than cached computes only the missing ones.
+The method is resolved once in the calling process
+(:func:`nmthpo.optimizers.registry.resolve`: a registered name, ``module:Class``,
+``prefix:Name``, a class or a :class:`~nmthpo.optimizers.registry.MethodSpec`) and the
+resolved spec travels with every job (:attr:`RunSpec.resolved`), so a worker never looks a
+name up in its own registry. Transfer optimisers get their context (fitted sources, target
+name, kernel, meta-features computed here from the tables) through their constructor.
+
+Cache: finished runs are stored as one tidy Parquet file per spec under ``cache_dir``
+(:meth:`RunSpec.stem`) with a JSON sidecar of the spec and the machine fingerprint
+(:func:`nmthpo.engine.cache.machine_fingerprint`); each finished trial is first written
+atomically to a partial directory, so an interrupted run resumes where it stopped and a
+finished one is read back, never recomputed. Asking for more trials than cached computes only
+the missing ones. Keys: the SHA-256 of the spec's JSON (:func:`nmthpo.engine.cache.key`); a
+single-task spec hashes the fields of the original ``RunSpec``, a transfer spec those of the
+original ``TransferSpec``, so every cached file keeps its name.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
+import re
 import shutil
-import tempfile
-from collections.abc import Iterator, Mapping
-from dataclasses import asdict, dataclass, field
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from nmthpo.benchmark.tables import check_task, load_table
+from nmthpo.benchmark.metafeatures import transfer_metafeatures
+from nmthpo.benchmark.tables import NMTHPO_TASKS, NMTLC_TASKS, TASKS, check_task, load_table
+from nmthpo.engine.cache import atomic_write, key, machine_fingerprint, write_text
+from nmthpo.engine.loop import Recorder, SuggestTime, SurrogateMSE, TransferWeights, ask_tell
 from nmthpo.engine.metrics import write_sequences
-from nmthpo.optimizers.registry import get_spec, make_optimizer
+from nmthpo.optimizers.registry import MethodSpec, build, resolve
+from nmthpo.optimizers.transfer.sources import check_sources, source_tasks, task_family
+
+__all__ = [
+    "CACHE_VERSION",
+    "RunResult",
+    "RunSpec",
+    "TransferResult",
+    "cached_runs",
+    "default_sources",
+    "dynamic_experiment",
+    "initial_rows",
+    "load_run",
+    "results_dir",
+    "run",
+    "run_machine",
+    "run_specs",
+    "run_transfer",
+    "run_trial",
+    "static_experiment",
+    "subset_sources",
+    "transfer_spec",
+    "trial_optimizer",
+]
 
 #: Bump when a change to the runner would change results, to invalidate old caches.
 CACHE_VERSION = 1
+#: ``N_T`` of a transfer run when no budget is given (Li et al. 2022, Section 5.1).
+TRANSFER_BUDGET = 50
+#: Fields whose default differs between a transfer run and a single-task run.
+_TRANSFER_DEFAULTS: dict[str, Any] = {"objective": "bleu", "stop": "none",
+                                      "encoding": "shared", "record_mse": False}
+_SINGLE_FIELDS = ("method", "task", "objective", "seed", "n_init", "budget", "stop",
+                  "encoding", "record_mse", "settings")
+_TRANSFER_FIELDS = ("method", "target", "sources", "n_source", "budget", "n_init", "seed",
+                    "kernel", "settings")
 
 
 def results_dir() -> Path:
     """The repository's ``results/`` directory (``NMTHPO_RESULTS`` overrides it).
 
-    The book's chapters read their cached experiments from here (see ``make results``).
+    Kept for the chapters and :mod:`nmthpo.studies.single_objective` this round; new code uses
+    :func:`nmthpo.engine.cache.results_dir` / :func:`nmthpo.engine.cache.cache_for`.
     """
     env = os.environ.get("NMTHPO_RESULTS")
     return Path(env) if env else Path(__file__).resolve().parents[2] / "results"
@@ -58,7 +111,36 @@ def results_dir() -> Path:
 
 @dataclass(frozen=True)
 class RunSpec:
-    """Everything that determines a run's results (the cache key)."""
+    """Everything that determines a run's results (the cache key), and the resolved method.
+
+    Attributes
+    ----------
+    method : str
+        A registered name, ``"module:Class"`` or ``"prefix:Name"`` (build a spec from a class
+        or a :class:`~nmthpo.optimizers.registry.MethodSpec` with :meth:`of`).
+    task : str
+        The (target) task.
+    objective : {"bleu", "pareto"}
+    seed, n_init : int
+    budget : int, optional
+        Evaluations per trial, initial rows included (transfer default: 50).
+    stop : {"target", "none"}, optional
+        Default ``"target"``, for transfer runs ``"none"``.
+    encoding : str, optional
+        Default ``"scaled"``, for transfer runs ``"shared"`` (sources and target share it).
+    record_mse : bool
+        Record the surrogate's MSE after every evaluation (Figure 6).
+    settings : mapping
+        Method settings overriding the registry's (e.g. ``{"k": 10}``).
+    sources : tuple of str, optional
+        Source tasks in order (SGPR stacks them in this order); ``None``: a single-task run.
+    n_source : int
+        ``N_S``: sampled evaluations per source (the paper: 50).
+    kernel : str
+        Kernel of the source GPs and of the transfer optimiser's GPs.
+    resolved : MethodSpec, optional
+        The resolved method (set by the runner; not part of the key). Sent to workers.
+    """
 
     method: str
     task: str
@@ -66,15 +148,82 @@ class RunSpec:
     seed: int = 0
     n_init: int = 3
     budget: int | None = None
-    stop: str = "target"
-    encoding: str = "scaled"
+    stop: str | None = None
+    encoding: str | None = None
     record_mse: bool = False
     settings: Mapping[str, Any] = field(default_factory=dict)
+    sources: tuple[str, ...] | None = None
+    n_source: int = 50
+    kernel: str = "matern52"
+    resolved: MethodSpec | None = field(default=None, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        transfer = self.sources is not None
+        if transfer:
+            if isinstance(self.sources, str):
+                raise TypeError(f"sources must be a sequence of task names, got "
+                                f"{self.sources!r}")
+            object.__setattr__(self, "sources", tuple(self.sources))  # type: ignore[arg-type]
+            if self.budget is None:
+                object.__setattr__(self, "budget", TRANSFER_BUDGET)
+        if self.stop is None:
+            object.__setattr__(self, "stop", "none" if transfer else "target")
+        if self.encoding is None:
+            object.__setattr__(self, "encoding", "shared" if transfer else "scaled")
+        object.__setattr__(self, "settings", dict(self.settings))
+
+    @classmethod
+    def of(cls, method: str | type | MethodSpec, task: str, **kwargs: Any) -> RunSpec:
+        """A spec for any method form: a class or a MethodSpec becomes ``"module:Class"``
+        (its fixed settings join ``settings``, so they enter the key)."""
+        if isinstance(method, str):
+            return cls(method, task, **kwargs)
+        spec = resolve(method)
+        settings = {**spec.settings, **dict(kwargs.pop("settings", None) or {})}
+        return cls(spec.path, task, settings=settings, resolved=replace(spec, settings={}),
+                   **kwargs)
+
+    @property
+    def is_transfer(self) -> bool:
+        """A run with source tasks."""
+        return self.sources is not None
+
+    @property
+    def target(self) -> str:
+        """The task (the transfer runs' name for it)."""
+        return self.task
+
+    @property
+    def trial_column(self) -> str:
+        """``"rep"`` for transfer runs, ``"trial"`` otherwise (the tidy frames' column)."""
+        return "rep" if self.is_transfer else "trial"
+
+    def method_spec(self) -> MethodSpec:
+        """:attr:`resolved`, else the method resolved in this process."""
+        return self.resolved if self.resolved is not None else resolve(self.method)
+
+    def payload(self) -> dict[str, Any]:
+        """The fields that determine the results (what the key hashes, without the version)."""
+        settings = dict(sorted(dict(self.settings).items()))
+        if self.sources is None:
+            out = {f: getattr(self, f) for f in _SINGLE_FIELDS}
+            out["settings"] = settings
+            return out
+        out = {f: getattr(self, "task" if f == "target" else f) for f in _TRANSFER_FIELDS}
+        out["sources"] = list(self.sources)
+        out["settings"] = settings
+        for f, default in _TRANSFER_DEFAULTS.items():
+            if getattr(self, f) != default:
+                out[f] = getattr(self, f)
+        return out
 
     def validate(self) -> RunSpec:
         """Raise ``ValueError``/``KeyError`` with a clear message for nonsense settings."""
         check_task(self.task)
-        get_spec(self.method, self.objective)
+        m = self.method_spec()
+        if self.objective not in m.objectives:
+            raise KeyError(f"method {self.method!r} does not support objective "
+                           f"{self.objective!r} (it supports {', '.join(m.objectives)})")
         if self.stop not in ("target", "none"):
             raise ValueError(f"unknown stop rule {self.stop!r}; valid: target, none")
         if self.seed < 0:
@@ -87,27 +236,82 @@ class RunSpec:
                 f"budget must be between n_init={self.n_init} and the {n} rows of "
                 f"{self.task}, got {self.budget}"
             )
+        if self.sources is None:
+            if m.needs_sources:
+                raise ValueError(f"method {self.method!r} needs source tasks: pass sources= "
+                                 "(e.g. nmthpo.engine.runner.default_sources(task))")
+            if self.n_source != 50 or self.kernel != "matern52":
+                raise ValueError("n_source and kernel apply to runs with source tasks only; "
+                                 "pass sources= or drop them")
+            return self
+        if not m.accepts_sources():
+            raise ValueError(f"method {self.method!r} does not use source tasks; drop sources=")
+        check_sources(self.task, self.sources)
+        if m.needs_sources and not self.sources:
+            raise ValueError(f"method {self.method!r} needs at least one source task")
+        for s in self.sources:
+            k = load_table(s).n_rows
+            if not 2 <= self.n_source <= k:
+                raise ValueError(f"n_source must be between 2 and the {k} rows of source {s}, "
+                                 f"got {self.n_source}")
         return self
 
     def key(self) -> str:
-        """A stable hash of the spec (and :data:`CACHE_VERSION`)."""
-        payload = {**asdict(self), "settings": dict(sorted(self.settings.items())),
-                   "version": CACHE_VERSION}
-        blob = json.dumps(payload, sort_keys=True, default=str).encode()
-        return hashlib.sha256(blob).hexdigest()[:16]
+        """A stable hash of :meth:`payload` and :data:`CACHE_VERSION`."""
+        return key({**self.payload(), "version": CACHE_VERSION})
 
     def to_json(self) -> str:
         """The spec as JSON (stored beside each cached run)."""
-        return json.dumps(asdict(self), indent=2, sort_keys=True, default=str)
+        return json.dumps(self.payload(), indent=2, sort_keys=True, default=str)
 
     @classmethod
     def from_json(cls, text: str) -> RunSpec:
-        """Inverse of :meth:`to_json`."""
-        return cls(**json.loads(text))
+        """Inverse of :meth:`to_json` (a sidecar's ``machine`` entry is ignored)."""
+        d = json.loads(text)
+        d.pop("machine", None)
+        if "target" in d:
+            d["task"] = d.pop("target")
+            d["sources"] = tuple(d["sources"])
+        return cls(**d)
 
     def stem(self) -> str:
         """File-name stem of the cached run."""
-        return f"{self.method}__{self.task}__{self.objective}__s{self.seed}__{self.key()}"
+        name = re.sub(r"[^A-Za-z0-9_.-]+", "-", self.method)
+        if self.sources is not None:
+            return f"{name}__{self.task}__{self.key()}"
+        return f"{name}__{self.task}__{self.objective}__s{self.seed}__{self.key()}"
+
+
+def transfer_spec(method: str, target: str, sources: Sequence[str], n_source: int = 50,
+                  budget: int = TRANSFER_BUDGET, n_init: int = 3, seed: int = 0,
+                  kernel: str = "matern52", settings: Mapping[str, Any] | None = None,
+                  ) -> RunSpec:
+    """A transfer :class:`RunSpec` (the argument order of the former ``TransferSpec``)."""
+    return RunSpec(method, target, seed=seed, n_init=n_init, budget=budget,
+                   settings=dict(settings or {}), sources=tuple(sources), n_source=n_source,
+                   kernel=kernel)
+
+
+def default_sources(target: str) -> tuple[str, ...]:
+    """Leave one out: every other task of the target's family (the static setting)."""
+    check_task(target)
+    family = NMTHPO_TASKS if task_family(target) == "nmthpo" else NMTLC_TASKS
+    return tuple(t for t in family if t != target)
+
+
+def subset_sources(target: str, n_sources: int, seed: int = 0) -> tuple[str, ...]:
+    """A fixed random subset of ``n_sources`` of the other tasks (the few-sources setting).
+
+    Drawn by ``default_rng([seed, 5, task_code(target)])`` and returned in registry order, so a
+    target keeps its subset across methods and repetitions.
+    """
+    pool = default_sources(target)
+    if not 1 <= n_sources <= len(pool):
+        raise ValueError(f"n_sources must be between 1 and {len(pool)} for {target}, "
+                         f"got {n_sources}")
+    rng = np.random.default_rng([seed, 5, TASKS.index(target)])
+    pick = set(rng.choice(len(pool), size=n_sources, replace=False).tolist())
+    return tuple(t for i, t in enumerate(pool) if i in pick)
 
 
 def initial_rows(n_rows: int, n_init: int, seed: int, trial: int) -> np.ndarray:
@@ -117,49 +321,103 @@ def initial_rows(n_rows: int, n_init: int, seed: int, trial: int) -> np.ndarray:
 
 
 def run_trial(spec: RunSpec, trial: int) -> dict[str, np.ndarray]:
-    """Run one trial; return its evaluated rows in order (and surrogate MSE per step)."""
-    table = load_table(spec.task)
-    n = table.n_rows
-    y_all = table.objectives(spec.objective)
-    X = table.encode(spec.encoding)
-    opt = make_optimizer(
-        spec.method, X, np.random.default_rng([spec.seed, trial, 1]), spec.objective,
-        **dict(spec.settings),
-    )
-    limit = n if spec.budget is None else spec.budget
-    if spec.objective == "bleu":
-        target_rows = {table.first_best_row}
-    else:
-        target_rows = set(table.pareto_rows.tolist())
-    rows: list[int] = []
-    mse: list[float] = []
-    bleu = table.bleu
-    remaining = set(target_rows)
+    """Run one trial; return its evaluated rows in order and the recorded by-products.
 
-    def observe(r: int) -> None:
-        opt.tell(r, y_all[r])
-        rows.append(r)
-        remaining.discard(r)
-        if spec.record_mse:
-            pm = getattr(opt, "predict_mean", None)
-            mse.append(float(np.mean((pm() - bleu) ** 2)) if pm is not None else np.nan)
+    Returns
+    -------
+    dict
+        ``row``; with ``record_mse`` also ``mse`` (surrogate MSE after each evaluation); for a
+        transfer run also ``target_weight`` (NaN for initial rows and methods without one),
+        ``source_weights`` (rows x sources) and ``seconds`` (wall time of each suggestion, 0
+        for initial rows).
+    """
+    from threadpoolctl import threadpool_limits
 
-    for r in initial_rows(n, spec.n_init, spec.seed, trial):
-        observe(int(r))
-    while len(rows) < limit and not (spec.stop == "target" and not remaining):
-        r = int(opt.ask())
-        if r in rows:  # guard against an optimiser breaking the protocol
-            raise RuntimeError(f"{spec.method} proposed row {r} twice in trial {trial}")
-        observe(r)
-    out = {"row": np.asarray(rows, dtype=np.int64)}
-    if spec.record_mse:
-        out["mse"] = np.asarray(mse, dtype=float)
+    with threadpool_limits(limits=1, user_api="blas"):
+        opt, recorders = trial_optimizer(spec, trial)
+        table = load_table(spec.task)
+        n = table.n_rows
+        targets: set[int] | None = None
+        if spec.stop == "target":
+            targets = {table.first_best_row} if spec.objective == "bleu" \
+                else set(table.pareto_rows.tolist())
+        rows = ask_tell(opt, table.objectives(spec.objective),
+                        initial_rows(n, spec.n_init, spec.seed, trial),
+                        n if spec.budget is None else spec.budget, targets, recorders,
+                        label=f"{spec.method} (trial {trial})")
+    out = {"row": rows}
+    for rec in recorders:
+        out.update(rec.values())
     return out
+
+
+def trial_optimizer(spec: RunSpec, trial: int) -> tuple[Any, list[Recorder]]:
+    """The optimiser of trial ``trial`` (generator ``default_rng([seed, trial, 1])``; for a
+    transfer run with its context: fitted sources, target, kernel, meta-features) and the
+    recorders of the run's by-products. Used by :func:`run_trial` and
+    :func:`nmthpo.engine.replay.replay_trial`."""
+    m = spec.method_spec()
+    table = load_table(spec.task)
+    assert spec.encoding is not None
+    X = table.encode(spec.encoding)
+    recorders: list[Recorder] = [SurrogateMSE(table.bleu)] if spec.record_mse else []
+    context = None
+    if spec.sources is not None:
+        # methods that ignore the sources (rs, igp) do not pay for fitting them
+        srcs = source_tasks(spec.sources, spec.n_source, spec.seed, trial, spec.kernel) \
+            if m.needs_sources else []
+        context = {"sources": srcs, "kernel": spec.kernel, "target_task": spec.task,
+                   "metafeatures": transfer_metafeatures(spec.task, srcs) if srcs else None}
+        recorders += [TransferWeights(len(spec.sources)), SuggestTime()]
+    opt = build(m, X, np.random.default_rng([spec.seed, trial, 1]), spec.objective, context,
+                **dict(spec.settings))
+    return opt, recorders
+
+
+def _tidy(spec: RunSpec, trial: int, res: Mapping[str, np.ndarray]) -> pd.DataFrame:
+    table = load_table(spec.task)
+    rows = np.asarray(res["row"])
+    cols: dict[str, Any] = {}
+    if spec.sources is not None:
+        cols.update({"method": spec.method, "target": spec.task,
+                     "n_sources": np.full(rows.size, len(spec.sources), dtype=np.int32),
+                     "rep": np.full(rows.size, trial, dtype=np.int32)})
+    else:
+        cols["trial"] = np.full(rows.size, trial, dtype=np.int32)
+    cols.update({"step": np.arange(1, rows.size + 1, dtype=np.int32),
+                 "row": rows.astype(np.int32), "bleu": table.bleu[rows]})
+    if spec.objective == "pareto":
+        cols["time"] = table.time[rows]
+    if "mse" in res:
+        cols["mse"] = res["mse"]
+    if spec.sources is not None:
+        cols["target_weight"] = np.asarray(res["target_weight"], dtype=float)
+        cols["seconds"] = np.asarray(res["seconds"], dtype=float)
+        sw = np.asarray(res["source_weights"], dtype=float).reshape(rows.size, -1)
+        for j, s in enumerate(spec.sources):
+            cols[f"w_{s}"] = sw[:, j]
+    return pd.DataFrame(cols)
+
+
+def _write_parquet(frame: pd.DataFrame, path: Path) -> None:
+    atomic_write(path, lambda p: frame.to_parquet(p, index=False))
+
+
+def _write_npz(path: Path, arrays: Mapping[str, np.ndarray]) -> None:
+    def write(p: Path) -> None:
+        with open(p, "wb") as fh:
+            np.savez(fh, **dict(arrays))  # type: ignore[arg-type]
+
+    atomic_write(path, write)
 
 
 @dataclass
 class RunResult:
-    """The outcome of a run: its spec and a tidy frame (trial, step, row, bleu[, time][, mse])."""
+    """The outcome of a run: its spec and a tidy frame.
+
+    Single-task runs: ``trial, step, row, bleu[, time][, mse]``; transfer runs: ``method,
+    target, n_sources, rep, step, row, bleu, target_weight, seconds, w_<source>...``.
+    """
 
     spec: RunSpec
     frame: pd.DataFrame
@@ -167,122 +425,189 @@ class RunResult:
     @property
     def sequences(self) -> list[list[int]]:
         """Sample sequences, one per trial, in trial order."""
-        return [g["row"].tolist() for _, g in self.frame.groupby("trial", sort=True)]
+        col = self.spec.trial_column
+        return [g["row"].tolist() for _, g in self.frame.groupby(col, sort=True)]
 
     @property
     def trials(self) -> int:
-        return int(self.frame["trial"].nunique())
+        return int(self.frame[self.spec.trial_column].nunique())
 
     def save(self, out: str | Path) -> None:
-        """Write ``out/sequences.ss`` (upstream format), ``out/results.parquet`` and a spec."""
+        """Write ``out/sequences.ss`` (upstream format), the frame and ``spec.json``.
+
+        The frame goes to ``results.parquet`` (single-task runs) or ``trajectories.parquet``
+        plus ``target_weights.csv`` (transfer runs).
+        """
         out = Path(out)
         out.mkdir(parents=True, exist_ok=True)
         write_sequences(out / "sequences.ss", self.sequences)
-        _atomic_parquet(self.frame, out / "results.parquet")
-        _atomic_text(out / "spec.json", self.spec.to_json())
+        if self.spec.is_transfer:
+            _write_parquet(self.frame, out / "trajectories.parquet")
+            wcols = ["rep", "step", "target_weight"] + [c for c in self.frame
+                                                        if c.startswith("w_")]
+            write_text(out / "target_weights.csv", self.frame[wcols].to_csv(index=False))
+        else:
+            _write_parquet(self.frame, out / "results.parquet")
+        write_text(out / "spec.json", self.spec.to_json())
 
 
-def _tidy(spec: RunSpec, trial: int, res: Mapping[str, np.ndarray]) -> pd.DataFrame:
-    table = load_table(spec.task)
-    rows = res["row"]
-    cols: dict[str, Any] = {
-        "trial": np.full(rows.size, trial, dtype=np.int32),
-        "step": np.arange(1, rows.size + 1, dtype=np.int32),
-        "row": rows.astype(np.int32),
-        "bleu": table.bleu[rows],
-    }
-    if spec.objective == "pareto":
-        cols["time"] = table.time[rows]
-    if "mse" in res:
-        cols["mse"] = res["mse"]
-    return pd.DataFrame(cols)
+#: The former name of a transfer run's result (one result class now).
+TransferResult = RunResult
 
 
-def _atomic_parquet(frame: pd.DataFrame, path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-    os.close(fd)
-    try:
-        frame.to_parquet(tmp, index=False)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+def _job(spec: RunSpec, trial: int) -> tuple[RunSpec, int, dict[str, np.ndarray]]:
+    return spec, trial, run_trial(spec, trial)
 
 
-def _atomic_text(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def _atomic_npz(path: Path, arrays: Mapping[str, np.ndarray]) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            np.savez(fh, **dict(arrays))  # type: ignore[arg-type]
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def _execute(spec: RunSpec, trials: list[int], jobs: int, scheduler: str | None,
-             ) -> Iterator[tuple[int, dict[str, np.ndarray]]]:
-    """Yield (trial, result) for ``trials``, serially, with joblib processes, or on Dask."""
-    if not trials:
+def _execute(todo: list[tuple[RunSpec, int]], jobs: int, scheduler: str | None,
+             ) -> Iterator[tuple[RunSpec, int, dict[str, np.ndarray]]]:
+    """Yield (spec, trial, result) for ``todo``: serially, on joblib processes, or on Dask."""
+    if not todo:
         return
     if jobs == 1 and scheduler is None:
-        for t in trials:
-            yield t, run_trial(spec, t)
+        for spec, t in todo:
+            yield spec, t, run_trial(spec, t)
         return
     import joblib
 
-    def calls() -> Iterator[Any]:
-        return (joblib.delayed(_trial_pair)(spec, t) for t in trials)
-
+    calls = (joblib.delayed(_job)(spec, t) for spec, t in todo)
     if scheduler is not None:
         from distributed import Client
 
         with Client(scheduler) as client, joblib.parallel_config(backend="dask"):
             del client
-            yield from joblib.Parallel(n_jobs=-1, return_as="generator_unordered")(calls())
+            yield from joblib.Parallel(n_jobs=-1, return_as="generator_unordered")(calls)
         return
-    yield from joblib.Parallel(n_jobs=jobs, return_as="generator_unordered")(calls())
+    yield from joblib.Parallel(n_jobs=jobs, return_as="generator_unordered")(calls)
 
 
-def _trial_pair(spec: RunSpec, trial: int) -> tuple[int, dict[str, np.ndarray]]:
-    return trial, run_trial(spec, trial)
+def _prepare(spec: RunSpec, parallel: bool) -> RunSpec:
+    if spec.resolved is None:
+        spec = replace(spec, resolved=resolve(spec.method))
+    spec.validate()
+    assert spec.resolved is not None
+    if parallel and spec.resolved.module == "__main__":
+        raise ValueError(
+            f"method {spec.resolved.cls} is defined in __main__ (a script or notebook), which "
+            "worker processes cannot import; put the class in a module on PYTHONPATH and "
+            "import it from there, or run with jobs=1")
+    return spec
+
+
+def _sidecar(cache: Path, spec: RunSpec, had_cached: bool) -> None:
+    """Write the spec and the machine fingerprint beside the run (``mixed`` if the trials
+    were computed on machines with different fingerprints)."""
+    side = cache / f"{spec.stem()}.json"
+    machine = machine_fingerprint()
+    if had_cached and run_machine(cache / f"{spec.stem()}.parquet") != machine:
+        machine = "mixed"
+    write_text(side, json.dumps({**spec.payload(), "machine": machine}, indent=2,
+                                sort_keys=True, default=str))
+
+
+def run_specs(
+    specs: Sequence[RunSpec],
+    repeats: int = 30,
+    jobs: int = 1,
+    cache_dir: str | Path | None = None,
+    progress: bool = False,
+    scheduler: str | None = None,
+) -> list[RunResult]:
+    """Run (or read from the cache) ``repeats`` trials of every spec, in one worker pool.
+
+    Missing trials of all specs are scheduled together, so a whole experiment grid keeps
+    ``jobs`` workers busy. Returns one :class:`RunResult` per spec, in order.
+    """
+    if repeats < 1:
+        raise ValueError(f"repeats must be >= 1, got {repeats}")
+    if jobs < 1:
+        raise ValueError(f"jobs must be >= 1, got {jobs}")
+    parallel = jobs > 1 or scheduler is not None
+    specs = [_prepare(s, parallel) for s in specs]
+    frames: dict[str, dict[int, pd.DataFrame]] = {s.stem(): {} for s in specs}
+    cache = Path(cache_dir) if cache_dir is not None else None
+    had_cached: set[str] = set()
+    for s in specs:
+        if cache is None:
+            continue
+        col, got = s.trial_column, frames[s.stem()]
+        final, partial = cache / f"{s.stem()}.parquet", cache / "partial" / s.stem()
+        if final.exists():
+            had_cached.add(s.stem())
+            for t, g in pd.read_parquet(final).groupby(col, sort=True):
+                got[int(t)] = g.reset_index(drop=True)  # type: ignore[arg-type]
+        if partial.exists():
+            for f in sorted(partial.glob(f"{'rep' if s.is_transfer else 'trial'}-*.npz")):
+                t = int(f.stem.split("-")[1])
+                if t not in got:
+                    with np.load(f) as z:
+                        got[t] = _tidy(s, t, {k: z[k] for k in z.files})
+    unique = list({s.stem(): s for s in specs}.values())
+    todo = [(s, t) for s in unique for t in range(repeats) if t not in frames[s.stem()]]
+    if todo:
+        from tqdm.auto import tqdm
+
+        desc = f"{specs[0].method} {specs[0].task}" if len(unique) == 1 else "runs"
+        bar = tqdm(total=len(todo), desc=desc, disable=not progress, leave=False)
+        try:
+            for s, t, res in _execute(todo, jobs, scheduler):
+                if cache is not None:
+                    prefix = "rep" if s.is_transfer else "trial"
+                    _write_npz(cache / "partial" / s.stem() / f"{prefix}-{t:05d}.npz", res)
+                frames[s.stem()][t] = _tidy(s, t, res)
+                bar.update()
+        finally:
+            bar.close()
+    done = {s.stem() for s, _ in todo}
+    out = []
+    for s in specs:
+        got = frames[s.stem()]
+        frame = pd.concat([got[t] for t in sorted(got)], ignore_index=True)
+        if cache is not None and (s.stem() in done
+                                  or not (cache / f"{s.stem()}.parquet").exists()):
+            _sidecar(cache, s, s.stem() in had_cached)
+            _write_parquet(frame, cache / f"{s.stem()}.parquet")
+            shutil.rmtree(cache / "partial" / s.stem(), ignore_errors=True)
+            try:
+                (cache / "partial").rmdir()
+            except OSError:
+                pass
+        col = s.trial_column
+        out.append(RunResult(s, frame[frame[col] < repeats].reset_index(drop=True)))
+    return out
 
 
 def run(
-    method: str,
+    method: str | type | MethodSpec,
     task: str,
     trials: int = 100,
     seed: int = 0,
     objective: str = "bleu",
     n_init: int = 3,
     budget: int | None = None,
-    stop: str = "target",
-    encoding: str = "scaled",
+    stop: str | None = None,
+    encoding: str | None = None,
     record_mse: bool = False,
     settings: Mapping[str, Any] | None = None,
     jobs: int = 1,
     scheduler: str | None = None,
     cache_dir: str | Path | None = None,
     progress: bool = True,
+    *,
+    sources: Sequence[str] | None = None,
+    n_source: int = 50,
+    kernel: str = "matern52",
 ) -> RunResult:
     """Run (or read back from the cache) ``trials`` trials of ``method`` on ``task``.
 
     Parameters
     ----------
-    method, task : str
-        Registered names (:data:`nmthpo.optimizers.METHODS`, :data:`nmthpo.benchmark.tables.TASKS`).
+    method : str, class or MethodSpec
+        A registered name (:data:`nmthpo.optimizers.registry.METHODS`), ``"module:Class"``,
+        ``"prefix:Name"``, an optimiser class or a ``MethodSpec``
+        (:func:`nmthpo.optimizers.registry.resolve`).
+    task : str
+        A task of :data:`nmthpo.benchmark.tables.TASKS`.
     trials : int
         Number of repeated trials (the paper: 100).
     seed : int
@@ -292,8 +617,11 @@ def run(
         Random initial rows per trial (the paper: 3).
     budget : int, optional
         Stop a trial after this many evaluations (initial rows included).
-    stop : {"target", "none"}
-        ``"target"`` stops at the oracle target (see module docstring).
+    stop : {"target", "none"}, optional
+        ``"target"`` stops at the oracle target (see module docstring); default ``"target"``,
+        ``"none"`` with sources.
+    encoding : str, optional
+        Row encoding the optimiser sees (default ``"scaled"``, ``"shared"`` with sources).
     settings : mapping, optional
         Method settings overriding the registry's (e.g. ``{"k": 10}``).
     jobs : int
@@ -302,72 +630,131 @@ def run(
         Where finished runs are cached; ``None`` disables caching.
     progress : bool
         Show a tqdm progress bar.
+    sources : sequence of str, optional
+        Source tasks: a transfer run (see :func:`run_transfer` for the leave-one-out default).
+    n_source, kernel
+        Transfer runs only: sampled rows per source and the GP kernel.
     """
     if trials < 1:
         raise ValueError(f"trials must be >= 1, got {trials}")
     if jobs < 1:
         raise ValueError(f"jobs must be >= 1, got {jobs}")
-    spec = RunSpec(method, task, objective, seed, n_init, budget, stop, encoding, record_mse,
-                   dict(settings or {})).validate()
-    wanted = list(range(trials))
-    frames: dict[int, pd.DataFrame] = {}
-    final = partial = None
-    if cache_dir is not None:
-        cache_dir = Path(cache_dir)
-        final = cache_dir / f"{spec.stem()}.parquet"
-        partial = cache_dir / "partial" / spec.stem()
-        if final.exists():
-            cached = pd.read_parquet(final)
-            for t, g in cached.groupby("trial", sort=True):
-                frames[int(t)] = g.reset_index(drop=True)  # type: ignore[arg-type]
-        if partial.exists():
-            for f in sorted(partial.glob("trial-*.npz")):
-                t = int(f.stem.split("-")[1])
-                if t not in frames:
-                    with np.load(f) as z:
-                        frames[t] = _tidy(spec, t, {k: z[k] for k in z.files})
-    todo = [t for t in wanted if t not in frames]
-    if todo:
-        from tqdm.auto import tqdm
+    spec = RunSpec.of(method, task, objective=objective, seed=seed, n_init=n_init,
+                      budget=budget, stop=stop, encoding=encoding, record_mse=record_mse,
+                      settings=dict(settings or {}),
+                      sources=None if sources is None else tuple(sources), n_source=n_source,
+                      kernel=kernel)
+    return run_specs([spec], trials, jobs, cache_dir, progress, scheduler)[0]
 
-        if partial is not None:
-            partial.mkdir(parents=True, exist_ok=True)
-        bar = tqdm(total=len(todo), desc=f"{method} {task}", disable=not progress, leave=False)
-        try:
-            for t, res in _execute(spec, todo, jobs, scheduler):
-                if partial is not None:
-                    _atomic_npz(partial / f"trial-{t:05d}.npz", res)
-                frames[t] = _tidy(spec, t, res)
-                bar.update()
-        finally:
-            bar.close()
-    all_trials = sorted(frames)
-    frame = pd.concat([frames[t] for t in all_trials], ignore_index=True)
-    if final is not None and partial is not None and (todo or not final.exists()):
-        _atomic_text(final.with_suffix(".json"), spec.to_json())
-        _atomic_parquet(frame, final)
-        shutil.rmtree(partial, ignore_errors=True)
-        try:
-            partial.parent.rmdir()
-        except OSError:
-            pass
-    sub = frame[frame["trial"].isin(wanted)].reset_index(drop=True)
-    return RunResult(spec, sub)
+
+def run_transfer(
+    method: str | type | MethodSpec,
+    target: str,
+    sources: Sequence[str] | None = None,
+    n_source: int = 50,
+    budget: int = TRANSFER_BUDGET,
+    repeats: int = 30,
+    seed: int = 0,
+    n_init: int = 3,
+    kernel: str = "matern52",
+    settings: Mapping[str, Any] | None = None,
+    jobs: int = 1,
+    cache_dir: str | Path | None = None,
+    progress: bool = False,
+    scheduler: str | None = None,
+) -> RunResult:
+    """Run ``repeats`` repetitions of one transfer method on one target.
+
+    ``sources=None`` means leave one out (:func:`default_sources`); ``budget`` is ``N_T``,
+    the target evaluations per repetition including the ``n_init`` initial rows.
+    """
+    srcs = default_sources(target) if sources is None else tuple(sources)
+    spec = RunSpec.of(method, target, seed=seed, n_init=n_init, budget=budget,
+                      settings=dict(settings or {}), sources=srcs, n_source=n_source,
+                      kernel=kernel)
+    return run_specs([spec], repeats, jobs, cache_dir, progress, scheduler)[0]
+
+
+def static_experiment(
+    methods: Sequence[str],
+    targets: Sequence[str] = NMTHPO_TASKS,
+    n_sources: int | None = None,
+    n_source: int = 50,
+    budget: int = TRANSFER_BUDGET,
+    repeats: int = 30,
+    seed: int = 0,
+    jobs: int = 1,
+    cache_dir: str | Path | None = None,
+    progress: bool = False,
+) -> pd.DataFrame:
+    """The static (leave-one-out) setting: every target in turn, the others as sources.
+
+    ``n_sources`` restricts each target to a fixed random subset of that many sources
+    (:func:`subset_sources`; the paper's N_task = 5 vs 29). Returns the concatenated tidy
+    frames of every (method, target).
+    """
+    specs = []
+    for t in targets:
+        srcs = default_sources(t) if n_sources is None else subset_sources(t, n_sources, seed)
+        specs += [transfer_spec(m, t, srcs, n_source, budget, 3, seed) for m in methods]
+    res = run_specs(specs, repeats, jobs, cache_dir, progress)
+    return pd.concat([r.frame for r in res], ignore_index=True)
+
+
+def dynamic_experiment(
+    methods: Sequence[str],
+    order: Sequence[str] = NMTHPO_TASKS,
+    n_source: int = 50,
+    budget: int = TRANSFER_BUDGET,
+    repeats: int = 30,
+    seed: int = 0,
+    jobs: int = 1,
+    cache_dir: str | Path | None = None,
+    progress: bool = False,
+) -> pd.DataFrame:
+    """The dynamic setting (Section 5.1 (b)): tasks arrive in ``order``; task ``i`` uses tasks
+    ``1..i-1`` as sources. The first task has no source (every transfer method would be I-GP)
+    and is skipped. Adds a column ``position`` (2 for the second task, ...).
+    """
+    order = tuple(order)
+    for t in order:
+        check_task(t)
+    if len(set(order)) != len(order) or len(order) < 2:
+        raise ValueError(f"order must list at least two distinct tasks; got {list(order)}")
+    specs = [transfer_spec(m, order[i], order[:i], n_source, budget, 3, seed)
+             for i in range(1, len(order)) for m in methods]
+    res = run_specs(specs, repeats, jobs, cache_dir, progress)
+    frames = []
+    for r in res:
+        f = r.frame.copy()
+        f["position"] = order.index(r.spec.task) + 1
+        frames.append(f)
+    return pd.concat(frames, ignore_index=True)
 
 
 def cached_runs(cache_dir: str | Path) -> Iterator[tuple[RunSpec, Path]]:
-    """The finished runs stored in ``cache_dir``: (spec, parquet path) pairs."""
-    from dataclasses import fields
-
-    names = {f.name for f in fields(RunSpec)}
+    """The finished runs stored in ``cache_dir`` that have a spec sidecar: (spec, parquet)."""
+    kinds = (set(_SINGLE_FIELDS), set(_TRANSFER_FIELDS))
     for js in sorted(Path(cache_dir).glob("*.json")):
         pq = js.with_suffix(".parquet")
         if not pq.exists():
             continue
         payload = json.loads(js.read_text())
         # other caches (e.g. a chapter's own tables) may share the directory: only run specs
-        if isinstance(payload, dict) and set(payload) == names:
-            yield RunSpec(**payload), pq
+        if not isinstance(payload, dict):
+            continue
+        names = set(payload) - {"machine"}
+        if names == kinds[0] or kinds[1] <= names <= kinds[1] | set(_TRANSFER_DEFAULTS):
+            yield RunSpec.from_json(js.read_text()), pq
+
+
+def run_machine(path: str | Path) -> str:
+    """The machine fingerprint recorded beside a cached run (``"unknown"`` if none)."""
+    side = Path(path).with_suffix(".json")
+    if not side.exists():
+        return "unknown"
+    payload = json.loads(side.read_text())
+    return str(payload.get("machine", "unknown")) if isinstance(payload, dict) else "unknown"
 
 
 def load_run(spec: RunSpec, cache_dir: str | Path, trials: int | None = None) -> RunResult:
@@ -383,8 +770,9 @@ def load_run(spec: RunSpec, cache_dir: str | Path, trials: int | None = None) ->
         )
     frame = pd.read_parquet(path)
     if trials is not None:
-        have = frame["trial"].nunique()
+        col = spec.trial_column
+        have = frame[col].nunique()
         if have < trials:
             raise FileNotFoundError(f"{path.name} holds {have} trials, {trials} were asked for")
-        frame = frame[frame["trial"] < trials].reset_index(drop=True)
+        frame = frame[frame[col] < trials].reset_index(drop=True)
     return RunResult(spec, frame)

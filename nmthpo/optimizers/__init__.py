@@ -1,6 +1,16 @@
-"""Optimisers: one method a module, one ask/tell protocol over a table's rows."""
+"""Optimisers: one method a module, one ask/tell protocol over a table's rows, one registry
+(names, ``module:Class``, ``prefix:Name``, classes; :mod:`nmthpo.optimizers.registry`)."""
 
 from nmthpo.optimizers.base import TableOptimizer
-from nmthpo.optimizers.registry import METHODS, MethodSpec, available, make_optimizer, register
+from nmthpo.optimizers.registry import (
+    METHODS,
+    PREFIXES,
+    MethodSpec,
+    available,
+    make_optimizer,
+    register,
+    resolve,
+)
 
-__all__ = ["METHODS", "MethodSpec", "TableOptimizer", "available", "make_optimizer", "register"]
+__all__ = ["METHODS", "PREFIXES", "MethodSpec", "TableOptimizer", "available", "make_optimizer",
+           "register", "resolve"]

@@ -14,6 +14,22 @@ minimise time). An optimiser never reads files, prints or plots.
 
 Optionally an optimiser exposes ``predict_mean() -> ndarray`` of shape ``(n,)``: its surrogate's
 current mean prediction of BLEU for every row (used for the surrogate-MSE curves of Figure 6).
+
+Everything an optimiser uses comes through its constructor. A *transfer* optimiser (Li et al.
+2022) says so with a class attribute ``needs_sources`` (``True``: a run must name source
+tasks; ``False``: it accepts them, e.g. I-GP). In a run with source tasks the runner then
+passes the *transfer context* as keyword arguments:
+
+* ``sources``: the fitted source tasks
+  (:class:`nmthpo.optimizers.transfer.sources.SourceTask`; empty for ``needs_sources=False``);
+* ``target_task``: the target's name; ``kernel``: the run's GP kernel;
+* ``metafeatures``: the target's and the sources' meta-features, precomputed from the tables
+  (:class:`nmthpo.benchmark.metafeatures.TransferMetaFeatures`; ``None`` without sources).
+
+Optimisers of other packages plug in without registration: ``"module:Class"`` names them
+(:func:`nmthpo.optimizers.registry.resolve`). A transfer optimiser also exposes
+``target_weights`` and ``source_weights`` (lists, one entry per ``ask``) if it has weights;
+the runner records them.
 """
 
 from __future__ import annotations

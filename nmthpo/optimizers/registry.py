@@ -1,4 +1,26 @@
-"""Method names -> optimiser factories (the names ``nmthpo run`` accepts).
+"""The one method registry: names, ``module:Class`` paths, ``prefix:Name`` adapters, classes.
+
+A *method* is whatever :func:`resolve` turns into a :class:`MethodSpec` (module path, class
+name, fixed settings and what the method supports):
+
+* a registered name of :data:`METHODS` -- the single-task methods of Zhang & Duh (2020) and
+  Ganapathy (2020), and the transfer methods of Li et al. (2022, Section 5.1) (one ``rs``:
+  random search works with and without source tasks);
+* ``"module:Class"`` -- any optimiser class importable from ``module`` (e.g. a user's own, on
+  ``PYTHONPATH``): a :class:`~nmthpo.optimizers.base.TableOptimizer` subclass or any class
+  with ``ask()`` and ``tell(row, y)`` built as ``Class(X, rng, objective=..., **settings)``;
+* ``"prefix:Name"`` with a prefix of :data:`PREFIXES` -- an adapter hook
+  ``"module:function"`` called with ``Name`` that returns the :class:`MethodSpec` (e.g.
+  ``optuna:TPESampler`` through ``nmthpo.optimizers.adapters.optuna:from_name``); a prefix
+  wins over a module of the same name;
+* in Python, a class or a :class:`MethodSpec`.
+
+What a worker process needs to rebuild the method is the :class:`MethodSpec` itself (plain
+strings and settings, picklable): the runner resolves the method once in the calling process
+and sends the spec with every job, so methods added with :func:`register` or given as
+``module:Class`` work with ``jobs=2`` and on a Dask cluster. A class defined in ``__main__``
+(a script or a notebook) resolves in the calling process, but workers cannot import it: the
+runner refuses it for ``jobs > 1`` (put it in a module).
 
 ``gb-eif-m``/``gb-eif-r`` use ``eif_mode="gbopt"``: the binarised labels as the authors'
 public implementation computes them (best labelled row 1, every other labelled row 0, the
@@ -21,26 +43,84 @@ import numpy as np
 
 from nmthpo.optimizers.base import TableOptimizer
 
+__all__ = [
+    "METHODS",
+    "PREFIXES",
+    "MethodSpec",
+    "available",
+    "build",
+    "get_spec",
+    "load_class",
+    "make_optimizer",
+    "register",
+    "resolve",
+    "spec_from_class",
+]
+
 
 @dataclass(frozen=True)
 class MethodSpec:
-    """Where a method's class lives, its fixed settings, and the objectives it supports."""
+    """Where a method's class lives, its fixed settings, and what it supports.
+
+    Attributes
+    ----------
+    module, cls : str
+        Import path of the module and the (qualified) class name in it.
+    settings : dict
+        Fixed keyword settings of the constructor (a run's settings override them).
+    objectives : tuple of str
+        ``"bleu"`` and/or ``"pareto"``.
+    description : str
+    exact_across_cpus : bool
+        False for methods whose choices hinge on floating-point optimisation (GP
+        hyperparameters by ML-II): OpenBLAS and NumPy pick their kernels by CPU model, so on
+        another CPU such a method may take another path from some step on (rows stay identical
+        on the CPU model that wrote a cache). See :mod:`nmthpo.engine.replay`.
+    needs_sources : bool
+        A transfer method: a run must name at least one source task.
+    takes_sources : bool
+        In a run with source tasks the constructor receives the *transfer context*
+        (``sources``, ``target_task``, ``kernel``, ``metafeatures``; see
+        :mod:`nmthpo.optimizers.base`). Implied by ``needs_sources``.
+    transfer_cls : str, optional
+        ``"module:Class"`` that implements the method in a run with source tasks (it takes the
+        transfer context); used by ``rs``, whose transfer form draws its generator as every
+        transfer optimiser does (Chapter 4's cache).
+    """
 
     module: str
     cls: str
     settings: dict[str, Any] = field(default_factory=dict)
     objectives: tuple[str, ...] = ("bleu",)
     description: str = ""
-    #: False for methods whose choices hinge on floating-point optimisation (GP
-    #: hyperparameters by ML-II): OpenBLAS and NumPy pick their kernels by CPU model, so on
-    #: another CPU such a method may take another path from some step on (rows stay identical
-    #: on the CPU model that wrote a cache). See :mod:`nmthpo.engine.replay`.
     exact_across_cpus: bool = True
+    needs_sources: bool = False
+    takes_sources: bool = False
+    transfer_cls: str | None = None
+
+    @property
+    def path(self) -> str:
+        """``"module:Class"``."""
+        return f"{self.module}:{self.cls}"
+
+    def accepts_sources(self) -> bool:
+        """Whether a run of this method may name source tasks."""
+        return self.needs_sources or self.takes_sources or self.transfer_cls is not None
+
+
+_TM = "nmthpo.optimizers.transfer.methods"
+
+
+def _transfer(cls: str, settings: dict[str, Any], description: str,
+              needs_sources: bool = True) -> MethodSpec:
+    return MethodSpec(_TM, cls, settings, ("bleu",), description, exact_across_cpus=False,
+                      needs_sources=needs_sources, takes_sources=True)
 
 
 METHODS: dict[str, MethodSpec] = {
     "rs": MethodSpec("nmthpo.optimizers.random", "RandomSearch", {}, ("bleu", "pareto"),
-                     "random search without replacement"),
+                     "random search without replacement (ignores source tasks)",
+                     transfer_cls=f"{_TM}:RandomTransfer"),
     "bo-ei-m": MethodSpec("nmthpo.optimizers.bo", "GPBO", {"kernel": "matern52"}, ("bleu",),
                           "GP-BO, Matern-5/2 ARD kernel, expected improvement",
                           exact_across_cpus=False),
@@ -81,13 +161,40 @@ METHODS: dict[str, MethodSpec] = {
                        "multiobjective SMBO, graph surrogates (RBF graph), EHVI"),
     "ga": MethodSpec("nmthpo.optimizers.ga", "GAOptimizer", {}, ("bleu",),
                      "steady-state genetic algorithm over the table's rows (Ganapathy 2020)"),
+    # transfer learning (Li et al. 2022, Section 5.1; nmthpo.optimizers.transfer.methods)
+    "igp": _transfer("IGP", {}, "independent GP on the target only (ignores source tasks)",
+                     needs_sources=False),
+    "scot": _transfer("SCoT", {}, "SCoT: one GP on the merged, per-task scaled observations"),
+    "sgpr": _transfer("SGPR", {}, "stacked GP regression (Google Vizier)"),
+    "pogpe": _transfer("POGPE", {}, "product of GP experts, constant weights"),
+    "tst": _transfer("TST", {"variant": "r"}, "two-stage transfer surrogate, rank distance"),
+    "tstm": _transfer("TST", {"variant": "m"}, "two-stage transfer surrogate, meta-features"),
+    "rgpe": _transfer("RGPE", {}, "ranking-weighted GP ensemble"),
+    "transbo": _transfer("TransBO", {}, "TransBO: two-phase transfer (Algorithm 1)"),
+    "transbo-ms": _transfer("TransBO", {"source_only": True}, "TransBO, source part only"),
+    "pogpe-ms": _transfer("POGPE", {"source_only": True}, "POGPE, source part only"),
+    "tst-ms": _transfer("TST", {"variant": "r", "source_only": True}, "TST-R, source part only"),
+    "rgpe-ms": _transfer("RGPE", {"source_only": True}, "RGPE, source part only"),
+}
+
+#: ``prefix`` of a ``"prefix:Name"`` method -> ``"module:function"``; the function takes
+#: ``Name`` and returns a :class:`MethodSpec`. Adapters of other libraries hook in here.
+PREFIXES: dict[str, str] = {
+    "optuna": "nmthpo.optimizers.adapters.optuna:from_name",
 }
 
 
 def register(name: str, spec: MethodSpec) -> None:
-    """Add a method (e.g. a user's own optimiser) under ``name``."""
+    """Add a method (e.g. a user's own optimiser) under ``name``.
+
+    The name is known in this process only; the runner sends the resolved spec to its
+    workers, so a registered method also runs with ``jobs > 1`` or on Dask.
+    """
     if name in METHODS:
         raise ValueError(f"method {name!r} is already registered")
+    if ":" in name:
+        raise ValueError(f"a method name cannot contain ':' (it would read as module:Class): "
+                         f"{name!r}")
     METHODS[name] = spec
 
 
@@ -96,13 +203,81 @@ def available(objective: str | None = None) -> list[str]:
     return [k for k, v in METHODS.items() if objective is None or objective in v.objectives]
 
 
-def get_spec(name: str, objective: str = "bleu") -> MethodSpec:
-    """The spec of ``name``; a clear error lists the valid names."""
-    if name not in METHODS:
-        raise KeyError(
-            f"unknown method {name!r}; valid methods: {', '.join(available())}"
-        )
-    spec = METHODS[name]
+def _import_attr(path: str, what: str) -> Any:
+    module, _, name = path.partition(":")
+    if not module or not name:
+        raise ValueError(f"{what} {path!r} must read 'module:Name'")
+    try:
+        obj: Any = importlib.import_module(module)
+    except ImportError as exc:
+        raise ValueError(f"cannot import module {module!r} of {what} {path!r} ({exc}); is it "
+                         "on PYTHONPATH?") from None
+    for part in name.split("."):
+        if not hasattr(obj, part):
+            raise ValueError(f"module {module!r} has no {name!r} ({what} {path!r})")
+        obj = getattr(obj, part)
+    return obj
+
+
+def load_class(spec: MethodSpec, transfer: bool = False) -> type:
+    """The optimiser class of ``spec`` (its ``transfer_cls`` when ``transfer`` and it has one)."""
+    if transfer and spec.transfer_cls is not None:
+        return _import_attr(spec.transfer_cls, "transfer class")  # type: ignore[no-any-return]
+    return _import_attr(spec.path, "method")  # type: ignore[no-any-return]
+
+
+def spec_from_class(cls: type) -> MethodSpec:
+    """A :class:`MethodSpec` for an optimiser class, from its class attributes.
+
+    ``objectives`` (default ``("bleu",)``), ``exact_across_cpus`` (default True) and
+    ``needs_sources`` are read from the class; a class that defines ``needs_sources`` at all
+    takes the transfer context (see :mod:`nmthpo.optimizers.base`).
+    """
+    if not isinstance(cls, type):
+        raise ValueError(f"expected an optimiser class, got {cls!r}")
+    if not (issubclass(cls, TableOptimizer)
+            or (callable(getattr(cls, "ask", None)) and callable(getattr(cls, "tell", None)))):
+        raise ValueError(f"{cls.__qualname__} is not an optimiser: subclass "
+                         "nmthpo.TableOptimizer or define ask() and tell(row, y)")
+    if "<locals>" in cls.__qualname__:
+        raise ValueError(f"{cls.__qualname__} is defined inside a function, so it cannot be "
+                         "imported by name; define it at the top level of a module")
+    doc = (cls.__doc__ or "").strip().splitlines()
+    return MethodSpec(cls.__module__, cls.__qualname__, {},
+                      tuple(getattr(cls, "objectives", ("bleu",))), doc[0] if doc else "",
+                      exact_across_cpus=bool(getattr(cls, "exact_across_cpus", True)),
+                      needs_sources=bool(getattr(cls, "needs_sources", False)),
+                      takes_sources=hasattr(cls, "needs_sources"))
+
+
+def resolve(method: str | type | MethodSpec) -> MethodSpec:
+    """The :class:`MethodSpec` of a registered name, ``module:Class``, ``prefix:Name``, a
+    class or a spec (see the module docstring); clear errors for anything else."""
+    if isinstance(method, MethodSpec):
+        return method
+    if isinstance(method, type):
+        return spec_from_class(method)
+    if not isinstance(method, str):
+        raise TypeError(f"a method is a name, 'module:Class', a class or a MethodSpec; got "
+                        f"{method!r}")
+    if ":" not in method:
+        if method not in METHODS:
+            raise KeyError(f"unknown method {method!r}; valid methods: {', '.join(available())}"
+                           " (or 'module:Class' of your own optimiser)")
+        return METHODS[method]
+    prefix, _, name = method.partition(":")
+    if prefix in PREFIXES:
+        hook = _import_attr(PREFIXES[prefix], f"adapter of {prefix!r}")
+        out = hook(name)
+        if not isinstance(out, MethodSpec):
+            raise TypeError(f"adapter {PREFIXES[prefix]} returned {out!r}, not a MethodSpec")
+        return out
+    return spec_from_class(_import_attr(method, "method"))
+
+
+def get_spec(name: str | type | MethodSpec, objective: str = "bleu") -> MethodSpec:
+    """:func:`resolve` and check that the method supports ``objective``."""
+    spec = resolve(name)
     if objective not in spec.objectives:
         raise KeyError(
             f"method {name!r} does not support objective {objective!r}; methods that do: "
@@ -111,8 +286,31 @@ def get_spec(name: str, objective: str = "bleu") -> MethodSpec:
     return spec
 
 
+def build(
+    spec: MethodSpec,
+    X: np.ndarray,
+    rng: np.random.Generator,
+    objective: str = "bleu",
+    context: dict[str, Any] | None = None,
+    **overrides: Any,
+) -> Any:
+    """Instantiate ``spec`` on encoded rows ``X`` with generator ``rng``.
+
+    ``context`` (a run with source tasks: ``sources``, ``target_task``, ``kernel``,
+    ``metafeatures``) is passed to methods that take it and refused by the others;
+    ``overrides`` update the fixed settings.
+    """
+    if context is not None and not spec.accepts_sources():
+        raise ValueError(f"method {spec.path} does not use source tasks; drop sources= (methods "
+                         "that do: " + ", ".join(k for k, v in METHODS.items()
+                                                 if v.accepts_sources()) + ")")
+    cls = load_class(spec, transfer=context is not None)
+    settings = {**spec.settings, **(context or {}), **overrides}
+    return cls(X, rng, objective=objective, **settings)
+
+
 def make_optimizer(
-    name: str,
+    name: str | type | MethodSpec,
     X: np.ndarray,
     rng: np.random.Generator,
     objective: str = "bleu",
@@ -122,8 +320,5 @@ def make_optimizer(
 
     ``overrides`` update the method's fixed settings (e.g. ``k=10`` for a graph method).
     """
-    spec = get_spec(name, objective)
-    module = importlib.import_module(spec.module)
-    cls = getattr(module, spec.cls)
-    settings = {**spec.settings, **overrides}
-    return cls(X, rng, objective=objective, **settings)  # type: ignore[no-any-return]
+    return build(get_spec(name, objective), X, rng, objective, None,  # type: ignore[no-any-return]
+                 **overrides)

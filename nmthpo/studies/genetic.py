@@ -288,7 +288,9 @@ def cached_table(
 ) -> pd.DataFrame:
     """:func:`variant_table` (``kind="variants"``) or :func:`ga_rule_table` (``"rules"``), cached.
 
-    The frame is stored as Parquet in ``cache_dir`` (default ``results_dir() / "ga"``) under
+    The frame is stored as Parquet in ``cache_dir`` (default
+    :func:`nmthpo.engine.cache.cache_for` ``("ga", ...)``: the book's ``results/ga`` when it
+    holds the file, else the user cache) under
     ``<kind>__<key>.parquet`` with a JSON sidecar of its parameters; the key hashes ``kind``,
     every parameter of the function (defaults filled in, so ``cached_table("variants")`` and
     ``cached_table("variants", iterations=1000)`` share a file; the default :data:`VARIANTS` and
@@ -298,11 +300,10 @@ def cached_table(
     file (e.g. a notebook's smoke setting). The full-size variant table takes minutes (the
     generational variant dominates), the rule table about a minute.
     """
-    import hashlib
     import inspect
-    import os
-    import uuid
     from pathlib import Path
+
+    from nmthpo.engine.cache import atomic_write, cache_for, key, write_text
 
     if kind not in _CACHEABLE:
         raise ValueError(f"unknown kind {kind!r}; valid: {', '.join(_CACHEABLE)}")
@@ -319,26 +320,13 @@ def cached_table(
     for name, default in (("variants", VARIANTS), ("alternatives", GA_RULE_ALTERNATIVES)):
         if name in args and args[name] is None:
             args[name] = _jsonable(default)
-    payload = json.dumps({"kind": kind, "params": args, "version": GA_CACHE_VERSION},
-                         sort_keys=True, default=str)
-    key = hashlib.sha256(payload.encode()).hexdigest()[:16]
-    if cache_dir is None:
-        from nmthpo.engine.runner import results_dir
-
-        cache_dir = results_dir() / "ga"
-    path = Path(cache_dir) / f"{kind}__{key}.parquet"
+    payload = {"kind": kind, "params": args, "version": GA_CACHE_VERSION}
+    filename = f"{kind}__{key(payload)}.parquet"
+    path = Path(cache_dir if cache_dir is not None else cache_for("ga", filename)) / filename
     if path.exists():
         return pd.read_parquet(path)
     frame = func(**params)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    for target, write in ((path.with_suffix(".json"),
-                           lambda p: Path(p).write_text(payload + "\n")),
-                          (path, lambda p: frame.to_parquet(p))):
-        tmp = path.parent / f".tmp-{uuid.uuid4().hex}{target.suffix}"
-        try:
-            write(tmp)
-            os.replace(tmp, target)
-        finally:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
+    write_text(path.with_suffix(".json"),
+               json.dumps(payload, sort_keys=True, default=str) + "\n")
+    atomic_write(path, lambda p: frame.to_parquet(p))
     return frame

@@ -25,11 +25,8 @@ the cache from drifting from the code.
 
 from __future__ import annotations
 
-import hashlib
 import json
-import os
 import re
-import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
@@ -39,6 +36,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from nmthpo.engine.cache import atomic_write, write_text
+from nmthpo.engine.cache import key as cache_key
+from nmthpo.engine.cache import results_dir as book_results_dir
 from nmthpo.engine.runner import results_dir
 from nmthpo.studies.space_scores import (
     ALL_SCORES,
@@ -199,22 +199,7 @@ class Chapter6Params:
 # The cache
 # ------------------------------------------------------------------------------------------
 def _key(kind: str, params: Mapping[str, Any]) -> str:
-    text = json.dumps({"kind": kind, "params": params, "version": CACHE_VERSION},
-                      sort_keys=True, default=str)
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
-
-
-def _atomic_write(path: Path, write: Callable[[Path], object]) -> None:
-    fd, tmp_name = tempfile.mkstemp(prefix=f".tmp-{path.stem}-", suffix=path.suffix,
-                                    dir=path.parent)
-    os.close(fd)
-    tmp = Path(tmp_name)
-    try:
-        write(tmp)
-        os.chmod(tmp, 0o644)  # mkstemp creates 0600 files
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
+    return cache_key({"kind": kind, "params": params, "version": CACHE_VERSION})
 
 
 def cached_frame(
@@ -252,14 +237,17 @@ def cached_frame(
     side = d / f"{stem}.params.txt"
     body = json.dumps({"kind": kind, "params": params, "version": CACHE_VERSION},
                       sort_keys=True, indent=1, default=str) + "\n"
-    _atomic_write(side, lambda p: p.write_text(body))
-    _atomic_write(pq, lambda p: frame.to_parquet(p, index=False))
+    write_text(side, body)
+    atomic_write(pq, lambda p: frame.to_parquet(p, index=False))
     return pd.read_parquet(pq)
 
 
 def cache_entries(cache_dir: str | Path | None = None) -> list[tuple[str, dict[str, Any], Path]]:
-    """The complete entries of a cache: ``(kind, params, parquet path)``, in name order."""
-    d = Path(cache_dir) if cache_dir is not None else results_dir() / CACHE_SUBDIR
+    """The complete entries of a cache: ``(kind, params, parquet path)``, in name order.
+
+    The default is the book's cache (``results/scoring``).
+    """
+    d = Path(cache_dir) if cache_dir is not None else book_results_dir() / CACHE_SUBDIR
     out = []
     for side in sorted(d.glob("*.params.txt")):
         pq = side.with_name(side.name[: -len(".params.txt")] + ".parquet")

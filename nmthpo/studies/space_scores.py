@@ -415,6 +415,8 @@ def search_in_rows(
     ndarray of shape (budget,)
         Best BLEU after each evaluation.
     """
+    from nmthpo.engine.loop import ask_tell
+
     rows = np.asarray(rows, dtype=np.int64)
     if rows.size == 0:
         raise ValueError("the sub-table has no rows")
@@ -424,15 +426,9 @@ def search_in_rows(
     t_max = min(budget, m)
     opt = make_optimizer(method, np.asarray(X)[rows], rng, **settings)
     ys = np.asarray(y, dtype=float)[rows]
-    seen: list[float] = []
-    for r in rng.choice(m, size=min(n_init, t_max), replace=False):
-        opt.tell(int(r), ys[r])
-        seen.append(ys[r])
-    while len(seen) < t_max:
-        r = int(opt.ask())
-        opt.tell(r, ys[r])
-        seen.append(ys[r])
-    curve = np.maximum.accumulate(np.asarray(seen))
+    init = rng.choice(m, size=min(n_init, t_max), replace=False)
+    seen = ask_tell(opt, ys, init, t_max, label=f"{method} (sub-table search)")
+    curve = np.maximum.accumulate(ys[seen])
     return np.concatenate([curve, np.full(budget - t_max, curve[-1])])
 
 

@@ -1,7 +1,7 @@
 """The experiment grid of the book's Chapter 4 (Li et al. 2022) and the tables built from it.
 
 One place defines every run the chapter reads (:data:`CHAPTER_GRID`): :func:`compute_chapter4`
-fills the runner's cache (:mod:`nmthpo.engine.transfer_runner`) with them, :func:`load_setting`
+fills the runner's cache (:mod:`nmthpo.engine.runner`) with them, :func:`load_setting`
 reads
 them back by calling the runner with the same arguments, and the remaining functions turn the
 tidy frames into the chapter's tables and its claim check (:func:`claims`).
@@ -15,7 +15,7 @@ The settings (all budget ``N_T = 50`` target evaluations including 3 random init
     30 repetitions (the paper's Figure 2 setting, with 5 instead of 29 sources).
 ``static2``
     The same with a fixed random subset of 2 sources per target
-    (:func:`~nmthpo.engine.transfer_runner.subset_sources`; the paper's "few sources", Figure 3);
+    (:func:`~nmthpo.engine.runner.subset_sources`; the paper's "few sources", Figure 3);
     30 repetitions.
 ``dynamic``
     Dynamic transfer (Section 5.1 (b), Table 1): tasks arrive in :data:`DYNAMIC_ORDER`,
@@ -43,13 +43,14 @@ import pandas as pd
 
 from nmthpo.benchmark.tables import NMTHPO_TASKS, NMTLC_TASKS
 from nmthpo.engine.ranks import adtm, average_rank, rank_counts, weight_curve
-from nmthpo.engine.runner import results_dir
-from nmthpo.engine.transfer_runner import (
-    TransferSpec,
+from nmthpo.engine.runner import (
+    RunSpec,
     default_sources,
     dynamic_experiment,
+    results_dir,
     static_experiment,
     subset_sources,
+    transfer_spec,
 )
 from nmthpo.optimizers.transfer.methods import (
     ABLATION_METHODS,
@@ -154,8 +155,9 @@ def _tasks(setting: ChapterSetting, tasks: Sequence[str] | None) -> tuple[str, .
     return setting.tasks if tasks is None else tuple(tasks)
 
 
-def setting_specs(name: str, tasks: Sequence[str] | None = None) -> list[TransferSpec]:
-    """The :class:`TransferSpec` of every (method, target) of setting ``name``.
+def setting_specs(name: str, tasks: Sequence[str] | None = None) -> list[RunSpec]:
+    """The transfer :class:`~nmthpo.engine.runner.RunSpec` of every (method, target) of
+    setting ``name``.
 
     These are exactly the specs :func:`static_experiment` / :func:`dynamic_experiment` build
     for the same arguments (so they name the same cache files). ``tasks`` overrides the
@@ -164,13 +166,13 @@ def setting_specs(name: str, tasks: Sequence[str] | None = None) -> list[Transfe
     s = _setting(name)
     ts = _tasks(s, tasks)
     if s.kind == "dynamic":
-        return [TransferSpec(m, ts[i], ts[:i], N_SOURCE, BUDGET, 3, SEED)
+        return [transfer_spec(m, ts[i], ts[:i], N_SOURCE, BUDGET, 3, SEED)
                 for i in range(1, len(ts)) for m in s.methods]
     out = []
     for t in ts:
         srcs = default_sources(t) if s.n_sources is None else subset_sources(t, s.n_sources,
                                                                              SEED)
-        out += [TransferSpec(m, t, srcs, N_SOURCE, BUDGET, 3, SEED) for m in s.methods]
+        out += [transfer_spec(m, t, srcs, N_SOURCE, BUDGET, 3, SEED) for m in s.methods]
     return out
 
 

@@ -39,11 +39,11 @@ from typing import Any
 import numpy as np
 from scipy.linalg import LinAlgError, cho_factor, cho_solve
 
-from nmthpo.benchmark.metafeatures import metafeature_distance, metafeatures
 from nmthpo.models.acquisition import expected_improvement
 from nmthpo.models.gp import KERNELS, GaussianProcess, get_kernel
 from nmthpo.models.refit import RefitSchedule, ScheduledGP
 from nmthpo.optimizers.base import TableOptimizer
+from nmthpo.optimizers.registry import METHODS, build
 from nmthpo.optimizers.transfer.combine import (
     cv_folds,
     cv_target_weight,
@@ -92,7 +92,12 @@ class TransferOptimizer(TableOptimizer):
     source_only : bool
         Search with the source part of the surrogate only (ablation), where supported.
     target_task : str, optional
-        Name of the target task (needed by TST-M's meta-features only).
+        Name of the target task (informative; the optimiser never reads a table).
+    metafeatures : object, optional
+        The meta-features of the target and the sources, precomputed by the runner from the
+        tables (:class:`nmthpo.benchmark.metafeatures.TransferMetaFeatures`): anything with
+        ``distances(rows) -> ndarray (K,)``, the scaled distance of each source's features to
+        the target's features from its evaluated ``rows``. Needed by TST-M only.
     """
 
     objectives = ("bleu",)
@@ -111,6 +116,7 @@ class TransferOptimizer(TableOptimizer):
         restart_every: int = 10,
         source_only: bool = False,
         target_task: str | None = None,
+        metafeatures: Any = None,
         **settings: Any,
     ) -> None:
         super().__init__(X, rng, objective, **settings)
@@ -133,6 +139,7 @@ class TransferOptimizer(TableOptimizer):
         self.restart_every = int(restart_every)
         self.source_only = bool(source_only)
         self.target_task = target_task
+        self.metafeatures = metafeatures
         self._seed = int(rng.integers(2**63 - 1))
         K, n = len(self.sources), self.n
         self.S_mean = np.empty((K, n))
@@ -334,7 +341,8 @@ class TST(TransferOptimizer):
     ``variant="r"`` (TST-R): ``d_i`` is the fraction of discordant pairs -- ordered target
     pairs ``y_j < y_k`` with ``M^i(x_j) >= M^i(x_k)`` (1 if there is no ordered pair).
     ``variant="m"`` (TST-M): ``d_i`` is the scaled meta-feature distance of
-    :mod:`nmthpo.benchmark.metafeatures` (target features from the rows observed so far).
+    :mod:`nmthpo.benchmark.metafeatures` (target features from the rows observed so far),
+    given through the constructor (``metafeatures=``; the runner computes it from the tables).
     The combination is linear in means and in variances with squared weights (Section 4.2's
     rule, used for every ensemble here; Wistuba et al. use the target's variance).
     """
@@ -348,19 +356,17 @@ class TST(TransferOptimizer):
             raise ValueError(f"unknown TST variant {variant!r}; valid: r (ranks), m (meta)")
         if not rho > 0:
             raise ValueError(f"rho must be > 0, got {rho}")
-        if variant == "m" and self.target_task is None:
-            raise ValueError("TST-M needs target_task= (the target's name) for meta-features")
+        if variant == "m" and not callable(getattr(self.metafeatures, "distances", None)):
+            raise ValueError("TST-M needs metafeatures= (nmthpo.benchmark.metafeatures."
+                             "transfer_metafeatures(target, sources)); the runner passes it")
         self.variant = variant
         self.rho = float(rho)
-        if variant == "m":
-            self._src_meta = np.vstack([metafeatures(s.task, s.rows) for s in self.sources])
 
     def distances(self, ys: np.ndarray) -> np.ndarray:
         """``d_i`` of every source given the target observations so far."""
         rows = np.asarray(self.rows)
         if self.variant == "m":
-            assert self.target_task is not None
-            return metafeature_distance(self._src_meta, metafeatures(self.target_task, rows))
+            return np.asarray(self.metafeatures.distances(rows), dtype=float)
         lo, hi = ordered_pairs(ys)
         if lo.size == 0:
             return np.ones(self.K)
@@ -558,21 +564,12 @@ class SCoT(TransferOptimizer):
         return m, v, np.nan, np.full(self.K, np.nan)
 
 
-#: Method name -> (class, fixed settings).
+#: Method name -> (class, fixed settings): a view of the transfer entries of the one
+#: registry (:data:`nmthpo.optimizers.registry.METHODS`, which is where methods are added).
 TRANSFER_METHODS: dict[str, tuple[type[TransferOptimizer], dict[str, Any]]] = {
-    "rs": (RandomTransfer, {}),
-    "igp": (IGP, {}),
-    "scot": (SCoT, {}),
-    "sgpr": (SGPR, {}),
-    "pogpe": (POGPE, {}),
-    "tst": (TST, {"variant": "r"}),
-    "tstm": (TST, {"variant": "m"}),
-    "rgpe": (RGPE, {}),
-    "transbo": (TransBO, {}),
-    "transbo-ms": (TransBO, {"source_only": True}),
-    "pogpe-ms": (POGPE, {"source_only": True}),
-    "tst-ms": (TST, {"variant": "r", "source_only": True}),
-    "rgpe-ms": (RGPE, {"source_only": True}),
+    name: (globals()[(spec.transfer_cls or spec.path).rsplit(":", 1)[1]], dict(spec.settings))
+    for name, spec in METHODS.items()
+    if (spec.transfer_cls or spec.path).startswith(f"{__name__}:")
 }
 
 #: The methods of the static comparison (Section 5.1: TransBO and its eight baselines).
@@ -588,7 +585,8 @@ ABLATION_METHODS: tuple[str, ...] = ("transbo-ms", "pogpe-ms", "tst-ms", "rgpe-m
 
 
 def check_method(name: str) -> str:
-    """Return ``name`` if it is a transfer method, else a ``KeyError`` listing the valid ones."""
+    """Return ``name`` if it is a registered method that accepts source tasks, else a
+    ``KeyError`` listing the valid ones."""
     if name not in TRANSFER_METHODS:
         raise KeyError(f"unknown transfer method {name!r}; valid methods: "
                        f"{', '.join(TRANSFER_METHODS)}")
@@ -602,6 +600,10 @@ def make_transfer_optimizer(
     sources: Sequence[SourceTask],
     **overrides: Any,
 ) -> TransferOptimizer:
-    """Instantiate transfer method ``name`` on the target rows ``X`` with fitted ``sources``."""
-    cls, fixed = TRANSFER_METHODS[check_method(name)]
-    return cls(X, rng, "bleu", sources=sources, **{**fixed, **overrides})
+    """Instantiate transfer method ``name`` on the target rows ``X`` with fitted ``sources``.
+
+    ``overrides`` hold the rest of the transfer context (``kernel``, ``target_task``,
+    ``metafeatures``) and method settings.
+    """
+    spec = METHODS[check_method(name)]
+    return build(spec, X, rng, "bleu", {"sources": sources}, **overrides)  # type: ignore[no-any-return]

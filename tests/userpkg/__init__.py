@@ -1,0 +1,1 @@
+"""A user's package outside nmthpo: optimisers nmthpo knows only by ``module:Class``."""
