@@ -5,8 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nmthpo.engine.runner import RunSpec, run_trial
-from nmthpo.engine.transfer_runner import TransferSpec, run_transfer_trial
+from nmthpo.engine.runner import RunSpec, run_trial, transfer_spec
 from nmthpo.models.gp import GaussianProcess
 from nmthpo.models.refit import (
     FitHistory,
@@ -222,8 +221,8 @@ def test_pinned_rows_single_and_multiobjective(method, objective, settings_, row
 
 @pytest.mark.parametrize("method, settings_, rows, weights", TR_PINS)
 def test_pinned_rows_transfer(method, settings_, rows, weights):
-    spec = TransferSpec(method, "zh-en", ("ru-en", "ja-en"), n_source=15, budget=12,
-                        settings=settings_)
-    res = run_transfer_trial(spec, 0)
+    spec = transfer_spec(method, "zh-en", ("ru-en", "ja-en"), n_source=15, budget=12,
+                         settings=settings_)
+    res = run_trial(spec, 0)
     assert res["row"].tolist() == rows
     np.testing.assert_allclose(res["target_weight"][3:], weights, atol=1e-12)

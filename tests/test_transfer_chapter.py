@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from nmthpo.benchmark.tables import load_table
-from nmthpo.engine import transfer_runner as runner
+from nmthpo.engine import runner
 from nmthpo.engine.stats import check_claims_table
 from nmthpo.studies import transfer as chapter
 from nmthpo.studies.transfer import (

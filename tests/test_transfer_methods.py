@@ -4,7 +4,11 @@
 import numpy as np
 import pytest
 
-from nmthpo.benchmark.metafeatures import metafeature_distance, metafeatures
+from nmthpo.benchmark.metafeatures import (
+    metafeature_distance,
+    metafeatures,
+    transfer_metafeatures,
+)
 from nmthpo.benchmark.tables import load_table
 from nmthpo.optimizers.transfer.methods import TRANSFER_METHODS, make_transfer_optimizer
 from nmthpo.optimizers.transfer.sources import check_sources, source_task, source_tasks
@@ -17,7 +21,8 @@ def _run(name, target="zh-en", sources=("ru-en", "ja-en"), steps=6, seed=3, n_so
     X, y = table.encode("shared"), table.bleu
     srcs = source_tasks(sources, n_source, 0, 0)
     opt = make_transfer_optimizer(name, X, np.random.default_rng(seed), srcs,
-                                  target_task=target, restarts=0)
+                                  target_task=target, restarts=0,
+                                  metafeatures=transfer_metafeatures(target, srcs))
     for r in np.random.default_rng(seed).choice(table.n_rows, 3, replace=False):
         opt.tell(int(r), y[r])
     for _ in range(steps):

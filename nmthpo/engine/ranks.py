@@ -1,6 +1,6 @@
 """Metrics of the transfer experiments (Li et al. 2022, Section 5.1 "Evaluation Metric", Table 1).
 
-All functions take the tidy frames of :mod:`nmthpo.engine.transfer_runner` (columns ``method``,
+All functions take the tidy frames of :mod:`nmthpo.engine.runner` (columns ``method``,
 ``target``, ``rep``, ``step``, ``bleu``, ...). BLEU is maximised, so the paper's formulas for a
 minimised error are applied to ``-BLEU``.
 
