@@ -54,6 +54,7 @@ __all__ = [
     "ALPHA",
     "BASELINES",
     "HIGHER_IS_BETTER",
+    "MIN_TASKS",
     "Comparison",
     "TaskRanking",
     "baseline_run",
@@ -74,6 +75,8 @@ BASELINES: dict[str, tuple[str, ...]] = {
 HIGHER_IS_BETTER: frozenset[str] = frozenset({"fbp"})
 #: Level of the paired tests (after Holm's correction).
 ALPHA: float = 0.05
+#: Fewest tasks ``autorank`` ranks over.
+MIN_TASKS: int = 5
 _CACHE = {"bleu": "single", "pareto": "pareto"}
 
 
@@ -361,9 +364,10 @@ def compare_tasks(
     from autorank import autorank
 
     tasks = list(tasks) if tasks is not None else sorted({r.spec.task for r in runs})
-    if len(tasks) < 2:
-        raise ValueError("ranking across tasks needs runs on at least two tasks; for one "
-                         "task pass --task TASK")
+    if len(tasks) < MIN_TASKS:
+        raise ValueError(f"ranking across tasks needs runs on at least {MIN_TASKS} tasks "
+                         f"(autorank's minimum), got {len(tasks)}; for one task pass "
+                         "--task TASK")
     comps = {t: compare(runs, t, baselines, ties, metric, seed, progress) for t in tasks}
     common = set.intersection(*(set(c.summary[c.metric]) for c in comps.values()))
     if len(common) < 2:
