@@ -95,7 +95,7 @@ def test_whole_table_distinct_rows_and_bookkeeping(space):
     assert opt.n_asks == len(trials)
     # the three initial rows are enqueued and told before the first own ask
     init = initial_rows(tab.n_rows, 3, 0, 0)
-    for t, r in zip(trials[:3], init):
+    for t, r in zip(trials[:3], init, strict=True):
         assert t.params == opt.params_of(int(r)) and t.state == TrialState.COMPLETE
         assert t.values == [tab.bleu[r]]
     # a missing combination is pruned, a repeated row answered from memory
@@ -223,7 +223,7 @@ def test_runner_and_cli_run(registered, tmp_path):
     seqs = read_sequences(out / "sequences.ss")
     assert seqs == a.sequences
     tab = load_table("ja-en")
-    for s, t in zip(seqs, range(2)):
+    for s, t in zip(seqs, range(2), strict=True):
         assert s[:3] == initial_rows(tab.n_rows, 3, 0, t).tolist()
         assert s[-1] == tab.first_best_row and len(set(s)) == len(s)
 

@@ -94,7 +94,7 @@ def method_names(runs: Sequence[RunResult]) -> list[str]:
     """Display names: the method name, with its settings when two runs share a name."""
     base = [r.spec.method for r in runs]
     out = []
-    for r, b in zip(runs, base):
+    for r, b in zip(runs, base, strict=True):
         if base.count(b) > 1 and r.spec.settings:
             b += "[" + ",".join(f"{k}={v}" for k, v in sorted(r.spec.settings.items())) + "]"
         out.append(b)
@@ -269,7 +269,7 @@ def compare(
     names = method_names(mine)
     entries: dict[str, RunResult] = {}
     sources: dict[str, str] = {}
-    for name, r in zip(names, mine):
+    for name, r in zip(names, mine, strict=True):
         entries[name] = RunResult(r.spec, r.frame[r.frame["trial"] < trials])
         sources[name] = "run directory"
     wanted = list(dict.fromkeys(["rs", *(BASELINES[objective] if baselines is None
@@ -308,7 +308,7 @@ def _pair_tests(values: dict[str, np.ndarray], higher: bool) -> list[dict[str, A
     raw = [_wilcoxon(values[a], values[b]) for a, b in pairs]
     adj = holm([p for p, _ in raw]) if raw else np.array([])
     out = []
-    for (a, b), (_, bal), p in zip(pairs, raw, adj):
+    for (a, b), (_, bal), p in zip(pairs, raw, adj, strict=True):
         better = None
         if p < ALPHA and bal != 0:
             a_wins = (bal > 0) == higher

@@ -16,7 +16,7 @@ import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from nmthpo.engine.compare import HIGHER_IS_BETTER, Comparison, TaskRanking
+from nmthpo.engine.compare import Comparison, TaskRanking
 
 __all__ = ["cd_diagram", "leaderboard_plot", "runtime_ecdf", "save_comparison_figure"]
 
@@ -29,7 +29,7 @@ _LABELS = {"ftb": "runtime to the best (models trained)",
 def _leaderboard_ax(ax: Axes, comp: Comparison, m: str) -> None:
     board = comp.leaderboard(m)
     y = np.arange(len(board))[::-1]
-    for yi, (name, row) in zip(y, board.iterrows()):
+    for yi, (name, row) in zip(y, board.iterrows(), strict=True):
         mine = comp.sources.get(str(name), "") == "run directory"
         ax.errorbar(row["mean"], yi, xerr=[[row["mean"] - row["ci_low"]],
                                            [row["ci_high"] - row["mean"]]],

@@ -250,7 +250,7 @@ class OptunaSampler(TableOptimizer):
         for i, c in enumerate(map(tuple, self.codes.tolist())):
             self._rows_of.setdefault(c, []).append(i)
         self.distributions: dict[str, Any] = {}
-        for name, lv in zip(self.names, self.levels):
+        for name, lv in zip(self.names, self.levels, strict=True):
             if space == "ordered":
                 self.distributions[name] = IntDistribution(0, len(lv) - 1)
             else:
@@ -269,7 +269,7 @@ class OptunaSampler(TableOptimizer):
         except TypeError as exc:
             raise ValueError(f"{PREFIX}{sampler}: bad sampler setting(s) {sorted(sampler_settings)}"
                              f" ({exc}); see optuna.samplers.{sampler}") from None
-        directions = ["maximize"] if objective == "bleu" else ["maximize", "minimize"]
+        directions: list[Any] = ["maximize"] if objective == "bleu" else ["maximize", "minimize"]
         with _quiet():
             self.study = optuna.create_study(directions=directions, sampler=self.sampler)
         self._torch = sampler == "GPSampler"
@@ -287,8 +287,9 @@ class OptunaSampler(TableOptimizer):
         """Optuna parameters of ``row`` (ranks for ``ordered``, values for ``categorical``)."""
         c = self.codes[int(row)]
         if self.space == "ordered":
-            return {name: int(k) for name, k in zip(self.names, c)}
-        return {name: float(self.levels[j][k]) for j, (name, k) in enumerate(zip(self.names, c))}
+            return {name: int(k) for name, k in zip(self.names, c, strict=True)}
+        return {name: float(self.levels[j][k])
+                for j, (name, k) in enumerate(zip(self.names, c, strict=True))}
 
     def _codes_of(self, params: dict[str, Any]) -> tuple[int, ...]:
         if self.space == "ordered":
