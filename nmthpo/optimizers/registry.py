@@ -177,8 +177,8 @@ METHODS: dict[str, MethodSpec] = {
     "rgpe-ms": _transfer("RGPE", {"source_only": True}, "RGPE, source part only"),
 }
 
-#: ``prefix`` of a ``"prefix:Name"`` method -> ``"module:function"``; the function takes
-#: ``Name`` and returns a :class:`MethodSpec`. Adapters of other libraries hook in here.
+#: ``prefix`` of a ``"prefix:Name"`` method -> ``"module:function"``; the function takes the
+#: whole ``"prefix:Name"`` and returns a :class:`MethodSpec`. Adapters of other libraries hook in here.
 PREFIXES: dict[str, str] = {
     "optuna": "nmthpo.optimizers.adapters.optuna:from_name",
 }
@@ -265,10 +265,10 @@ def resolve(method: str | type | MethodSpec) -> MethodSpec:
             raise KeyError(f"unknown method {method!r}; valid methods: {', '.join(available())}"
                            " (or 'module:Class' of your own optimiser)")
         return METHODS[method]
-    prefix, _, name = method.partition(":")
+    prefix = method.partition(":")[0]
     if prefix in PREFIXES:
         hook = _import_attr(PREFIXES[prefix], f"adapter of {prefix!r}")
-        out = hook(name)
+        out = hook(method)
         if not isinstance(out, MethodSpec):
             raise TypeError(f"adapter {PREFIXES[prefix]} returned {out!r}, not a MethodSpec")
         return out
