@@ -105,7 +105,7 @@ def test_bad_method_paths_are_clear_errors():
 def test_prefix_hook(monkeypatch):
     monkeypatch.setitem(registry.PREFIXES, "demo", "userpkg.mymod:from_name")
     spec = resolve("demo:abc")
-    assert spec.path == PATH and spec.settings == {"jitter": 3.0}
+    assert spec.path == PATH and spec.settings == {"jitter": float(len("demo:abc"))}
     res = _run("demo:abc", jobs=2)
     pd.testing.assert_frame_equal(res.frame, _run(spec).frame)
 
