@@ -178,7 +178,8 @@ METHODS: dict[str, MethodSpec] = {
 }
 
 #: ``prefix`` of a ``"prefix:Name"`` method -> ``"module:function"``; the function takes the
-#: whole ``"prefix:Name"`` and returns a :class:`MethodSpec`. Adapters of other libraries hook in here.
+#: whole ``"prefix:Name"`` and returns a :class:`MethodSpec`. Adapters of other libraries
+#: hook in here.
 PREFIXES: dict[str, str] = {
     "optuna": "nmthpo.optimizers.adapters.optuna:from_name",
 }

@@ -71,7 +71,7 @@ class NotAnOptimizer:
 
 
 def from_name(name):
-    """A ``prefix:Name`` adapter hook: every name is MyOptimizer with ``jitter`` = len of the whole ``prefix:Name``."""
+    """A ``prefix:Name`` adapter hook: MyOptimizer with ``jitter`` = len of ``prefix:Name``."""
     from nmthpo.optimizers.registry import MethodSpec
 
     return MethodSpec("userpkg.mymod", "MyOptimizer", {"jitter": float(len(name))})
