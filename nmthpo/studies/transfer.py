@@ -54,6 +54,7 @@ from nmthpo.studies.grids import (
     BUDGET,
     CHAPTER_GRID,
     DYNAMIC_ORDER,
+    FOLDERS,
     N_SOURCE,
     SEED,
     ChapterSetting,
@@ -104,7 +105,7 @@ PAPER_TOP2_TRANSBO = 22.25
 
 def cache_path(cache_dir: str | Path | None = None) -> Path:
     """The chapter's cache: ``cache_dir`` or the book's ``results/transfer``."""
-    return Path(cache_dir) if cache_dir is not None else book_dir("transfer")
+    return Path(cache_dir) if cache_dir is not None else book_dir(FOLDERS["transfer"])
 
 
 def _setting(name: str) -> ChapterSetting:
@@ -177,7 +178,8 @@ def compute_chapter4(jobs: int = 2, repeats: int = 30, cache_dir: str | Path | N
     if cache_dir is not None:
         cache = Path(cache_dir)
     else:
-        cache = book_dir("transfer") if writing_results() else user_dir("transfer")
+        folder = FOLDERS["transfer"]
+        cache = book_dir(folder) if writing_results() else user_dir(folder)
     cache.mkdir(parents=True, exist_ok=True)
     for name, s in CHAPTER_GRID.items():
         _run(name, min(s.repeats, repeats), None, jobs, cache, progress)
@@ -222,7 +224,7 @@ def load_setting(
             f"{cache_path(cache_dir)} "
             f"(e.g. {missing[0]}); run nmthpo.studies.transfer.compute_chapter4() first "
             "or pass use_cache=False")
-    user = seed_user_cache("transfer", [sp.stem() for sp in setting_specs(name, tasks)])
+    user = seed_user_cache(FOLDERS["transfer"], [sp.stem() for sp in setting_specs(name, tasks)])
     return _run(name, r, tasks, jobs, user, False)
 
 
