@@ -12,7 +12,7 @@ from collections.abc import Callable
 import pandas as pd
 import pytest
 
-from nmthpo.engine.runner import results_dir
+from nmthpo.engine.cache import results_dir
 from nmthpo.engine.stats import INTERVAL_COLUMNS, VERDICTS, check_claims_table
 
 

@@ -132,7 +132,9 @@ def test_curve_and_ecdf_summaries():
 
 
 def test_stored_reports_and_timings(tmp_path, monkeypatch):
-    monkeypatch.setenv("NMTHPO_RESULTS", str(tmp_path))
+    import nmthpo.studies.grids as grids
+
+    monkeypatch.setattr(grids, "results_dir", lambda: tmp_path)  # the book's results/
     assert "make bench" in benchmark_report("bench_gp")
     (tmp_path / "benchmarks").mkdir()
     (tmp_path / "benchmarks" / "bench_gp.txt").write_text("ratio 12x\n")

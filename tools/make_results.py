@@ -1,8 +1,10 @@
 """Recompute the cached experiments the book reads (``make results``).
 
-Every experiment is a grid of :func:`nmthpo.engine.runner.run` calls whose results land in a
-subdirectory of ``results/``; runs already cached are read back, interrupted ones resume.
-``--only`` picks experiments, ``--trials`` shrinks them (a smoke test of the pipeline).
+The experiments are the grids of :mod:`nmthpo.studies.grids` (the one place that names them);
+their results land in the repository's ``results/<folder>``. This is the only program that
+writes there: it sets ``NMTHPO_WRITE_RESULTS=1`` for itself. Runs already cached are read back,
+interrupted ones resume. ``--only`` picks experiments, ``--trials`` shrinks them (a smoke test
+of the pipeline).
 
     python tools/make_results.py                      # everything (long: see the README)
     python tools/make_results.py --only single --jobs 2
@@ -12,8 +14,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -30,74 +32,39 @@ def _record_time(name: str, key: str, seconds: float) -> None:
     tmp.replace(path)
 
 
-def _grid(name: str, methods, tasks, trials: int, jobs: int, **kw) -> None:
-    from nmthpo.engine.runner import RunSpec, run
+def run_grid(name: str, trials: int, jobs: int) -> None:
+    """Every run of :data:`nmthpo.studies.grids.RUN_GRIDS` ``[name]`` (at most ``trials``)."""
+    from nmthpo.engine.runner import RunSpec
+    from nmthpo.studies.grids import RUN_GRIDS, book_dir, run_one
 
-    cache = RESULTS / name
-    for task in tasks:
-        for method in methods:
-            spec = RunSpec(method, task, seed=kw.get("seed", 0), **{
-                k: v for k, v in kw.items() if k in ("objective", "n_init", "budget", "stop",
-                                                     "record_mse", "settings")})
-            cached = (cache / f"{spec.stem()}.parquet").exists()
-            t0 = time.perf_counter()
-            run(method, task, trials=trials, jobs=jobs, cache_dir=cache, progress=False, **kw)
-            dt = time.perf_counter() - t0
-            if not cached:
-                _record_time(name, f"{method} {task} {spec.key()}", dt)
-            print(f"[{name}] {method:>9} {task}: {dt:7.1f} s", flush=True)
-
-
-def single(trials: int, jobs: int) -> None:
-    """Table 3: 7 methods x 6 tasks x 100 trials until the first argmax row (ftb target)."""
-    from nmthpo.benchmark.tables import NMTHPO_TASKS
-    from nmthpo.studies.single_objective import METHODS
-
-    _grid("single", METHODS, NMTHPO_TASKS, trials, jobs, seed=0, record_mse=True)
-
-
-def figure6(trials: int, jobs: int) -> None:
-    """Figure 6: ja-en, every method, 100 evaluations per trial (no early stop), surrogate MSE."""
-    from nmthpo.studies.single_objective import METHODS
-
-    _grid("figure6", METHODS, ["ja-en"], trials, jobs, seed=0, budget=100, stop="none",
-          record_mse=True)
-
-
-def graph_k(trials: int, jobs: int) -> None:
-    """How graph-based SMBO moves with k (footnote 12): small tables, 30 trials per k."""
-    from nmthpo.studies.single_objective import GRAPH_K_VALUES
-
-    for k in GRAPH_K_VALUES:
-        _grid("graph_k", ["gb-ei-m", "gb-eif-m"], ["zh-en", "ru-en", "ja-en", "en-ja"],
-              min(trials, 30), jobs, seed=0, settings={"k": k})
+    g = RUN_GRIDS[name]
+    n = min(trials, g.trials)
+    for settings in g.variants:
+        for task in g.tasks:
+            for method in g.methods:
+                spec = RunSpec(method, task, seed=g.seed, settings=dict(settings), **g.options)
+                cached = (book_dir(g.folder) / f"{spec.stem()}.parquet").exists()
+                t0 = time.perf_counter()
+                run_one(name, method, task, n, g.seed, settings=settings, jobs=jobs)
+                dt = time.perf_counter() - t0
+                if not cached:
+                    _record_time(g.folder, f"{method} {task} {spec.key()}", dt)
+                print(f"[{name}] {method:>9} {task}: {dt:7.1f} s", flush=True)
 
 
 def ga(trials: int, jobs: int) -> None:
-    """The GA as an ask/tell optimiser, in Table 3's protocol (same cache as ``single``), and
-    the Chapter 5 tables: counting rules tried (about a minute) and variants (minutes)."""
-    from nmthpo.benchmark.tables import NMTHPO_TASKS
+    """The GA in Table 3's protocol (grid ``ga_protocol``, cached beside ``single``) and the
+    Chapter 5 tables (:data:`nmthpo.studies.grids.GA_TABLES`): counting rules (about a
+    minute) and variants (minutes)."""
     from nmthpo.studies import genetic as ga_study
+    from nmthpo.studies.grids import GA_TABLES, book_dir
 
-    _grid("single", ["ga"], NMTHPO_TASKS, trials, jobs, seed=0, record_mse=True)
-    for kind, kw in (("rules", {}), ("variants", {"with_se": True})):
+    run_grid("ga_protocol", trials, jobs)
+    for kind, extra in GA_TABLES.kinds.items():
         t0 = time.perf_counter()
-        ga_study.cached_table(kind, **kw)
+        ga_study.cached_table(kind, cache_dir=book_dir(GA_TABLES.folder),
+                              **{**GA_TABLES.params, **extra})
         print(f"[ga] {kind} table: {time.perf_counter() - t0:7.1f} s", flush=True)
-
-
-def eif_text(trials: int, jobs: int) -> None:
-    """The literal reading of expected influence's labels on the small tables (30 trials)."""
-    _grid("eif_text", ["gb-eif-text-m"], ["zh-en", "ru-en", "ja-en", "en-ja"], min(trials, 30),
-          jobs, seed=0)
-
-
-def pareto(trials: int, jobs: int) -> None:
-    """Table 4: 5 methods x 6 tasks x 100 trials until the whole Pareto set is found."""
-    from nmthpo.benchmark.tables import NMTHPO_TASKS
-
-    _grid("pareto", ["rs", "bo-m", "bo-r", "gb-m", "gb-r"], NMTHPO_TASKS, trials, jobs,
-          seed=0, objective="pareto")
 
 
 def scoring(trials: int, jobs: int) -> None:
@@ -118,14 +85,19 @@ def transfer(trials: int, jobs: int) -> None:
     print(f"[transfer] chapter 4 grids: {time.perf_counter() - t0:7.1f} s", flush=True)
 
 
-EXPERIMENTS: dict[str, Callable[[int, int], None]] = {
-    "single": single, "ga": ga, "figure6": figure6, "graph_k": graph_k, "eif_text": eif_text,
-    "pareto": pareto, "scoring": scoring,
-    "transfer": transfer,
-}
+def experiment(name: str, trials: int, jobs: int) -> None:
+    """Compute experiment ``name`` of :data:`nmthpo.studies.grids.EXPERIMENTS`."""
+    special = {"ga": ga, "scoring": scoring, "transfer": transfer}
+    if name in special:
+        special[name](trials, jobs)
+    else:
+        run_grid(name, trials, jobs)
 
 
 def main() -> None:
+    from nmthpo.engine.cache import WRITE_RESULTS_ENV
+    from nmthpo.studies.grids import EXPERIMENTS
+
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--only", default=",".join(EXPERIMENTS),
                    help=f"comma-separated subset of: {', '.join(EXPERIMENTS)}")
@@ -136,9 +108,10 @@ def main() -> None:
     unknown = [n for n in names if n not in EXPERIMENTS]
     if unknown:
         p.error(f"unknown experiment(s) {unknown}; valid: {', '.join(EXPERIMENTS)}")
+    os.environ[WRITE_RESULTS_ENV] = "1"  # this program, and only it, writes results/
     for n in names:
         t0 = time.perf_counter()
-        EXPERIMENTS[n](args.trials, args.jobs)
+        experiment(n, args.trials, args.jobs)
         print(f"== {n}: {time.perf_counter() - t0:.1f} s wall", flush=True)
 
 

@@ -45,7 +45,6 @@ original ``TransferSpec``, so every cached file keeps its name.
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 from collections.abc import Iterator, Mapping, Sequence
@@ -74,7 +73,6 @@ __all__ = [
     "dynamic_experiment",
     "initial_rows",
     "load_run",
-    "results_dir",
     "run",
     "run_machine",
     "run_specs",
@@ -97,16 +95,6 @@ _SINGLE_FIELDS = ("method", "task", "objective", "seed", "n_init", "budget", "st
                   "encoding", "record_mse", "settings")
 _TRANSFER_FIELDS = ("method", "target", "sources", "n_source", "budget", "n_init", "seed",
                     "kernel", "settings")
-
-
-def results_dir() -> Path:
-    """The repository's ``results/`` directory (``NMTHPO_RESULTS`` overrides it).
-
-    Kept for the chapters and :mod:`nmthpo.studies.single_objective` this round; new code uses
-    :func:`nmthpo.engine.cache.results_dir` / :func:`nmthpo.engine.cache.cache_for`.
-    """
-    env = os.environ.get("NMTHPO_RESULTS")
-    return Path(env) if env else Path(__file__).resolve().parents[2] / "results"
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,8 @@
 The experiments of :mod:`nmthpo.studies.space_scores` take minutes at the published parameters, too
 long to
 run inside the chapter. :func:`chapter6_results` computes every frame the chapter shows and
-stores it as Parquet under ``nmthpo.engine.runner.results_dir() / "scoring"``, keyed by the
+stores it as Parquet under the book's ``results/scoring`` (or, for other parameters, the user
+cache: :mod:`nmthpo.studies.grids`), keyed by the
 parameters that determine it (a second call with the same parameters reads the files back).
 :func:`claims` sets each of the paper's claims beside our measurement with a verdict computed
 by code.
@@ -38,8 +39,8 @@ from scipy import stats
 
 from nmthpo.engine.cache import atomic_write, write_text
 from nmthpo.engine.cache import key as cache_key
-from nmthpo.engine.cache import results_dir as book_results_dir
-from nmthpo.engine.runner import results_dir
+from nmthpo.studies.grids import FOLDERS, book_dir, user_dir, writing_results
+from nmthpo.studies.grids import SCORING as _PUBLISHED
 from nmthpo.studies.space_scores import (
     ALL_SCORES,
     calibration,
@@ -69,8 +70,8 @@ __all__ = [
     "selection_summary",
 ]
 
-#: Subdirectory of ``results_dir()`` holding the Chapter 6 cache.
-CACHE_SUBDIR = "scoring"
+#: Subdirectory of ``results/`` (and of the user cache) holding the Chapter 6 cache.
+CACHE_SUBDIR = FOLDERS["scoring"]
 #: Bumped whenever a change of the code changes the cached numbers.
 CACHE_VERSION = 1
 
@@ -100,7 +101,8 @@ def as_list(value: Any, kind: type, name: str) -> list[Any]:
 
 @dataclass(frozen=True)
 class Chapter6Params:
-    """Every parameter of Chapter 6 (defaults: the published book).
+    """Every parameter of Chapter 6 (defaults: the published book,
+    :data:`nmthpo.studies.grids.SCORING`).
 
     Synthetic part (paper, "synthetic functions to build intuition"): ``functions`` (Branin,
     Hartmann-6), ``boxes_per_fraction`` random sub-boxes at each volume fraction in
@@ -122,35 +124,35 @@ class Chapter6Params:
     ``seed`` the root seed of everything.
     """
 
-    functions: tuple[str, ...] = ("branin", "hartmann6")
-    fractions: tuple[float, ...] = (0.2, 0.4, 0.6, 0.8, 1.0)
-    boxes_per_fraction: int = 5
-    synthetic_seed_sizes: tuple[int, ...] = (5, 10, 30)
-    synthetic_repeats: int = 3
-    max_budget: int = 100
-    synthetic_batches: int = 64
-    synthetic_samples: int = 128
-    tasks: tuple[str, ...] = ("sw-en", "ru-en")
-    spaces: str = "default"
-    table_seed_sizes: tuple[int, ...] = (5, 10, 20, 50)
-    table_repeats: int = 5
-    table_budgets: tuple[int, ...] = (1, 2, 5, 10, 20, 50, 100)
-    table_batches: int = 256
-    table_samples: int = 256
-    prune_budget: int = 10
-    prune_fraction: float = 0.5
-    select_task: str = "sw-en"
-    select_budgets: tuple[int, ...] = (10, 50)
-    select_trials: int = 10
-    select_seed_size: int = 20
-    compare_task: str = "sw-en"
-    space_a: str = "layers=4"
-    space_b: str = "layers=2"
-    compare_budgets: tuple[int, ...] = (1, 2, 5, 10, 20, 50)
-    compare_seed_size: int = 20
-    compare_repeats: int = 10
-    score: str = "mean-b-ei"
-    seed: int = 0
+    functions: tuple[str, ...] = _PUBLISHED["functions"]
+    fractions: tuple[float, ...] = _PUBLISHED["fractions"]
+    boxes_per_fraction: int = _PUBLISHED["boxes_per_fraction"]
+    synthetic_seed_sizes: tuple[int, ...] = _PUBLISHED["synthetic_seed_sizes"]
+    synthetic_repeats: int = _PUBLISHED["synthetic_repeats"]
+    max_budget: int = _PUBLISHED["max_budget"]
+    synthetic_batches: int = _PUBLISHED["synthetic_batches"]
+    synthetic_samples: int = _PUBLISHED["synthetic_samples"]
+    tasks: tuple[str, ...] = _PUBLISHED["tasks"]
+    spaces: str = _PUBLISHED["spaces"]
+    table_seed_sizes: tuple[int, ...] = _PUBLISHED["table_seed_sizes"]
+    table_repeats: int = _PUBLISHED["table_repeats"]
+    table_budgets: tuple[int, ...] = _PUBLISHED["table_budgets"]
+    table_batches: int = _PUBLISHED["table_batches"]
+    table_samples: int = _PUBLISHED["table_samples"]
+    prune_budget: int = _PUBLISHED["prune_budget"]
+    prune_fraction: float = _PUBLISHED["prune_fraction"]
+    select_task: str = _PUBLISHED["select_task"]
+    select_budgets: tuple[int, ...] = _PUBLISHED["select_budgets"]
+    select_trials: int = _PUBLISHED["select_trials"]
+    select_seed_size: int = _PUBLISHED["select_seed_size"]
+    compare_task: str = _PUBLISHED["compare_task"]
+    space_a: str = _PUBLISHED["space_a"]
+    space_b: str = _PUBLISHED["space_b"]
+    compare_budgets: tuple[int, ...] = _PUBLISHED["compare_budgets"]
+    compare_seed_size: int = _PUBLISHED["compare_seed_size"]
+    compare_repeats: int = _PUBLISHED["compare_repeats"]
+    score: str = _PUBLISHED["score"]
+    seed: int = _PUBLISHED["seed"]
 
     def __post_init__(self) -> None:
         if self.score not in ALL_SCORES:
@@ -202,6 +204,21 @@ def _key(kind: str, params: Mapping[str, Any]) -> str:
     return cache_key({"kind": kind, "params": params, "version": CACHE_VERSION})
 
 
+def _stem(kind: str, label: str, params: Mapping[str, Any]) -> str:
+    """File-name stem of a cache entry: ``<kind>__<label>__<key>``."""
+    safe = re.sub(r"[^A-Za-z0-9_.-]+", "-", label)
+    return f"{kind}__{safe}__{_key(kind, params)}"
+
+
+def _entry_dir(kind: str, label: str, params: Mapping[str, Any]) -> Path:
+    """The book's ``results/scoring`` if it holds the entry (or under ``make results``), else
+    the user cache: at run time the book's cache is only read."""
+    book = book_dir(CACHE_SUBDIR)
+    if writing_results() or (book / f"{_stem(kind, label, params)}.parquet").exists():
+        return book
+    return user_dir(CACHE_SUBDIR)
+
+
 def cached_frame(
     kind: str,
     label: str,
@@ -228,8 +245,7 @@ def cached_frame(
         return compute()
     d = Path(cache_dir)
     d.mkdir(parents=True, exist_ok=True)
-    safe = re.sub(r"[^A-Za-z0-9_.-]+", "-", label)
-    stem = f"{kind}__{safe}__{_key(kind, params)}"
+    stem = _stem(kind, label, params)
     pq = d / f"{stem}.parquet"
     if pq.exists():
         return pd.read_parquet(pq)
@@ -247,7 +263,7 @@ def cache_entries(cache_dir: str | Path | None = None) -> list[tuple[str, dict[s
 
     The default is the book's cache (``results/scoring``).
     """
-    d = Path(cache_dir) if cache_dir is not None else book_results_dir() / CACHE_SUBDIR
+    d = Path(cache_dir) if cache_dir is not None else book_dir(CACHE_SUBDIR)
     out = []
     for side in sorted(d.glob("*.params.txt")):
         pq = side.with_name(side.name[: -len(".params.txt")] + ".parquet")
@@ -310,8 +326,10 @@ def chapter6_results(
 ) -> dict[str, pd.DataFrame]:
     """Every experiment frame of Chapter 6, read from the cache or computed (and stored).
 
-    ``chapter6_results()`` with the default (published) parameters fills the cache that the
-    book reads; ``cache=False`` computes in memory (the smoke setting).
+    ``chapter6_results()`` with the default (published) parameters reads (under
+    ``make results``: fills) the book's ``results/scoring``; without ``cache_dir`` each entry
+    the book's cache lacks is computed into the user cache
+    (:func:`nmthpo.studies.grids.user_dir`). ``cache=False`` computes in memory.
 
     Returns
     -------
@@ -324,10 +342,10 @@ def chapter6_results(
         column) and ``"compare"`` (:func:`nmthpo.studies.space_scores.compare_spaces`).
     """
     p = params or Chapter6Params()
-    where = (Path(cache_dir) if cache_dir is not None else results_dir() / CACHE_SUBDIR) \
-        if cache else None
 
     def get(kind: str, label: str, q: dict[str, Any]) -> pd.DataFrame:
+        where = None if not cache else (
+            Path(cache_dir) if cache_dir is not None else _entry_dir(kind, label, q))
         return cached_frame(kind, label, q, lambda: compute_entry(kind, q), where)
 
     return {

@@ -411,10 +411,11 @@ def k_sensitivity(
 ) -> pd.DataFrame:
     """Mean ftb of graph methods for several k, plus the paper's rule (``paper_k`` True).
 
-    Runs are read from (or written to) ``results/graph_k`` and, for the paper's k, the Table 3
-    cache ``results/single`` (its first ``trials`` trials).
+    Runs come from the ``graph_k`` grid and, for the paper's k, the Table 3 grid ``single``
+    (its first ``trials`` trials) of :mod:`nmthpo.studies.grids`: read from the book's cache,
+    or computed into the user cache.
     """
-    from nmthpo.engine.runner import results_dir, run
+    from nmthpo.studies.grids import run_one
 
     rows = []
     for task in tasks:
@@ -423,12 +424,10 @@ def k_sensitivity(
         for method in methods:
             variants: list[tuple[int, bool, pd.DataFrame]] = []
             for k in ks:
-                f = run(method, task, trials=trials, seed=seed, settings={"k": k},
-                        cache_dir=results_dir() / "graph_k", progress=False).frame
+                f = run_one("graph_k", method, task, trials, seed, settings={"k": k}).frame
                 variants.append((k, k == paper_k, f))
             if paper_k not in ks:
-                f = run(method, task, trials=trials, seed=seed, record_mse=True,
-                        cache_dir=results_dir() / "single", progress=False).frame
+                f = run_one("single", method, task, trials, seed).frame
                 variants.append((paper_k, True, f))
             for k, is_paper, f in variants:
                 m = evaluate_sequences(sequences_of(f), bleu, ties=ties)
@@ -440,25 +439,27 @@ def k_sensitivity(
 def eif_reading_comparison(
     tasks: Sequence[str], trials: int = 30, seed: int = 0, ties: str = "value"
 ) -> pd.DataFrame:
-    """Mean ftb of RS, GB-EI-M, GB-EIF-M (authors' labels) and GB-EIF-text-M (literal text)."""
-    from nmthpo.engine.runner import results_dir, run
+    """Mean ftb of RS, GB-EI-M, GB-EIF-M (authors' labels) and GB-EIF-text-M (literal text).
+
+    The first three come from the ``single`` grid, the last from ``eif_text``
+    (:mod:`nmthpo.studies.grids`).
+    """
+    from nmthpo.studies.grids import run_one
 
     runs = {}
     for task in tasks:
         for m in ("rs", "gb-ei-m", "gb-eif-m"):
-            runs[(m, task)] = run(m, task, trials=trials, seed=seed, record_mse=True,
-                                  cache_dir=results_dir() / "single", progress=False).frame
-        runs[("gb-eif-text-m", task)] = run("gb-eif-text-m", task, trials=trials, seed=seed,
-                                            cache_dir=results_dir() / "eif_text",
-                                            progress=False).frame
+            runs[(m, task)] = run_one("single", m, task, trials, seed).frame
+        runs[("gb-eif-text-m", task)] = run_one("eif_text", "gb-eif-text-m", task, trials,
+                                                seed).frame
     return mean_table(per_trial_metrics(runs, ties=ties), "ftb")
 
 
 def benchmark_report(name: str) -> str:
     """The stored output of ``benchmarks/<name>.py`` (written by ``make bench``)."""
-    from nmthpo.engine.runner import results_dir
+    from nmthpo.studies.grids import book_file
 
-    path = results_dir() / "benchmarks" / f"{name}.txt"
+    path = book_file("benchmarks", f"{name}.txt")
     if not path.exists():
         return f"(no stored output: run `make bench` to produce {path.name})"
     return path.read_text().rstrip()
@@ -468,9 +469,9 @@ def grid_wall_time(name: str) -> pd.DataFrame:
     """Wall time of each computed run of experiment ``name`` (``results/timings.json``)."""
     import json
 
-    from nmthpo.engine.runner import results_dir
+    from nmthpo.studies.grids import book_file
 
-    path = results_dir() / "timings.json"
+    path = book_file("timings.json")
     data = json.loads(path.read_text()).get(name, {}) if path.exists() else {}
     rows = [{"method": k.split()[0], "task": k.split()[1], "seconds": v} for k, v in data.items()]
     if not rows:

@@ -1,10 +1,12 @@
 """The experiment grid of the book's Chapter 4 (Li et al. 2022) and the tables built from it.
 
-One place defines every run the chapter reads (:data:`CHAPTER_GRID`): :func:`compute_chapter4`
-fills the runner's cache (:mod:`nmthpo.engine.runner`) with them, :func:`load_setting`
-reads
-them back by calling the runner with the same arguments, and the remaining functions turn the
-tidy frames into the chapter's tables and its claim check (:func:`claims`).
+The runs the chapter reads are :data:`nmthpo.studies.grids.CHAPTER_GRID` (re-exported here, with
+``BUDGET``, ``N_SOURCE``, ``SEED`` and ``DYNAMIC_ORDER``): :func:`compute_chapter4` fills the
+runner's cache (:mod:`nmthpo.engine.runner`) with them (``make results``),
+:func:`load_setting` reads them back by calling the runner with the same arguments -- from the
+book's ``results/transfer``, or, for runs it lacks, from the user cache
+(:func:`nmthpo.studies.grids.user_dir`) -- and the remaining functions turn the tidy frames into
+the chapter's tables and its claim check (:func:`claims`).
 
 The settings (all budget ``N_T = 50`` target evaluations including 3 random initial rows,
 ``N_S = 50`` sampled rows per source, seed 0; Section 5.1 of the paper):
@@ -35,27 +37,32 @@ The settings (all budget ``N_T = 50`` target evaluations including 3 random init
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from nmthpo.benchmark.tables import NMTHPO_TASKS, NMTLC_TASKS
 from nmthpo.engine.ranks import adtm, average_rank, rank_counts, weight_curve
 from nmthpo.engine.runner import (
     RunSpec,
     default_sources,
     dynamic_experiment,
-    results_dir,
     static_experiment,
     subset_sources,
     transfer_spec,
 )
-from nmthpo.optimizers.transfer.methods import (
-    ABLATION_METHODS,
-    DYNAMIC_METHODS,
-    STATIC_METHODS,
+from nmthpo.studies.grids import (
+    BUDGET,
+    CHAPTER_GRID,
+    DYNAMIC_ORDER,
+    FOLDERS,
+    N_SOURCE,
+    SEED,
+    ChapterSetting,
+    book_dir,
+    seed_user_cache,
+    user_dir,
+    writing_results,
 )
 
 __all__ = [
@@ -80,49 +87,6 @@ __all__ = [
     "weight_summary",
 ]
 
-#: Target evaluations per trial (initial rows included) and sampled rows per source.
-BUDGET = 50
-N_SOURCE = 50
-SEED = 0
-
-#: Arrival order of the dynamic setting: the task registry's order (the paper's order of its
-#: 30 OpenML datasets is not given).
-DYNAMIC_ORDER: tuple[str, ...] = NMTHPO_TASKS
-
-
-@dataclass(frozen=True)
-class ChapterSetting:
-    """One experiment of the chapter.
-
-    Attributes
-    ----------
-    kind : {"static", "dynamic"}
-        Which runner function computes it.
-    methods : tuple of str
-    tasks : tuple of str
-        Targets (static) or the arrival order (dynamic).
-    n_sources : int, optional
-        Static only: a fixed random subset of that many sources (None: leave one out).
-    repeats : int
-        Repetitions of the published chapter.
-    """
-
-    kind: str
-    methods: tuple[str, ...]
-    tasks: tuple[str, ...]
-    n_sources: int | None
-    repeats: int
-
-
-#: Every experiment the chapter reads (see the module docstring).
-CHAPTER_GRID: dict[str, ChapterSetting] = {
-    "static5": ChapterSetting("static", STATIC_METHODS, NMTHPO_TASKS, None, 30),
-    "static2": ChapterSetting("static", STATIC_METHODS, NMTHPO_TASKS, 2, 30),
-    "dynamic": ChapterSetting("dynamic", DYNAMIC_METHODS, DYNAMIC_ORDER, None, 30),
-    "nmtlc": ChapterSetting("static", STATIC_METHODS, NMTLC_TASKS, None, 30),
-    "ablation": ChapterSetting("static", ABLATION_METHODS, NMTHPO_TASKS, None, 30),
-}
-
 #: Table 1 of the paper (dynamic transfer, 30 tasks per benchmark): method -> benchmark ->
 #: (number of 1st places, number of 2nd places).
 PAPER_TABLE1: dict[str, dict[str, tuple[int, int]]] = {
@@ -141,8 +105,8 @@ PAPER_TOP2_TRANSBO = 22.25
 
 
 def cache_path(cache_dir: str | Path | None = None) -> Path:
-    """The chapter's cache: ``cache_dir`` or ``results_dir() / "transfer"``."""
-    return Path(cache_dir) if cache_dir is not None else results_dir() / "transfer"
+    """The chapter's cache: ``cache_dir`` or the book's ``results/transfer``."""
+    return Path(cache_dir) if cache_dir is not None else book_dir(FOLDERS["transfer"])
 
 
 def _setting(name: str) -> ChapterSetting:
@@ -207,11 +171,17 @@ def compute_chapter4(jobs: int = 2, repeats: int = 30, cache_dir: str | Path | N
     Each setting gets ``min(setting.repeats, repeats)`` repetitions (``repeats=30`` is the
     published grid; a small value gives a quick development cache). Interrupted runs resume.
     On the 2-core machine the published grid (about 5,000 trials, most of them cheap) takes
-    about 20 minutes with ``jobs=2``.
+    about 20 minutes with ``jobs=2``. Without ``cache_dir`` the runs go to the book's
+    ``results/transfer`` under ``make results`` (``NMTHPO_WRITE_RESULTS=1``), else to the
+    user cache.
     """
     if repeats < 1:
         raise ValueError(f"repeats must be >= 1, got {repeats}")
-    cache = cache_path(cache_dir)
+    if cache_dir is not None:
+        cache = Path(cache_dir)
+    else:
+        folder = FOLDERS["transfer"]
+        cache = book_dir(folder) if writing_results() else user_dir(folder)
     cache.mkdir(parents=True, exist_ok=True)
     for name, s in CHAPTER_GRID.items():
         _run(name, min(s.repeats, repeats), None, jobs, cache, progress)
@@ -234,23 +204,30 @@ def load_setting(
     tasks : sequence of str, optional
         Targets (or arrival order) to use instead of the setting's.
     use_cache : bool
-        ``True`` reads the cached runs and raises ``FileNotFoundError`` if any is missing or
-        has fewer than ``repeats`` repetitions (naming :func:`compute_chapter4`), so a chapter
-        never starts a long computation by accident; ``False`` computes afresh without
-        storing (the smoke setting).
+        ``True`` reads the cached runs. Without ``cache_dir``: from the book's
+        ``results/transfer`` when it holds every run with ``repeats`` repetitions; otherwise
+        the runs it lacks are computed into the user cache (the book's files of the others are
+        copied there first, so the book's cache is only read). With ``cache_dir``: raises
+        ``FileNotFoundError`` if any run is missing or has fewer than ``repeats`` repetitions
+        (naming :func:`compute_chapter4`). ``False`` computes afresh without storing.
     """
     s = _setting(name)
     r = s.repeats if repeats is None else int(repeats)
+    if r < 1:
+        raise ValueError(f"repeats must be >= 1, got {r}")
     if not use_cache:
         return _run(name, r, tasks, jobs, None, False)
     missing = missing_runs(name, tasks, cache_dir, r)
-    if missing:
+    if not missing or (cache_dir is None and writing_results()):
+        return _run(name, r, tasks, jobs, cache_path(cache_dir), False)
+    if cache_dir is not None:
         raise FileNotFoundError(
             f"{len(missing)} run(s) of setting {name!r} with {r} repetitions are not in "
             f"{cache_path(cache_dir)} "
             f"(e.g. {missing[0]}); run nmthpo.studies.transfer.compute_chapter4() first "
             "or pass use_cache=False")
-    return _run(name, r, tasks, jobs, cache_path(cache_dir), False)
+    user = seed_user_cache(FOLDERS["transfer"], [sp.stem() for sp in setting_specs(name, tasks)])
+    return _run(name, r, tasks, jobs, user, False)
 
 
 # -- tables --------------------------------------------------------------------------------------

@@ -1,0 +1,374 @@
+"""Every chapter's experiment grid, in one place, and where each run's cache lives.
+
+The book's chapters read long experiments from the repository's ``results/`` (the book's cache,
+:func:`nmthpo.engine.cache.results_dir`). This module names, once, every grid that fills it:
+``make results`` (``tools/make_results.py``) computes exactly these grids, the notebooks'
+published parameters equal them (``tests/test_grids.py`` checks it) and the notebooks read
+their runs through :func:`run_one` / :func:`grid_runs`.
+
+=============  =======  ====================================================================
+experiment     chapter  what (paper section)
+=============  =======  ====================================================================
+``single``     2        Zhang & Duh (2020), Section 6.1, Table 3: 7 methods x 6 tasks x 100
+                        trials, each stopped at the first argmax row, surrogate MSE recorded
+``figure6``    2        Figure 6: ja-en, every method, 100 evaluations (no early stop)
+``graph_k``    2        footnote 12: graph methods on the four small tables for several k
+``eif_text``   2        the literal reading of expected influence's labels (Section 5.3)
+``pareto``     3        Table 4: 5 methods x 6 tasks x 100 trials until the Pareto set is found
+``ga``         5        the GA in Table 3's protocol (cached beside ``single``), and the
+                        Chapter 5 tables of Ganapathy (2020), :data:`GA_TABLES`
+``transfer``   4        Li et al. (2022), Section 5.1: :data:`CHAPTER_GRID`
+``scoring``    6        Ariafar et al. (2022): :data:`SCORING` (the defaults of
+                        :class:`nmthpo.studies.scoring_results.Chapter6Params`)
+=============  =======  ====================================================================
+
+Where a run is cached (:func:`run_cache_dir`): the book's ``results/<folder>`` when it already
+holds the run with enough trials, or when ``make results`` is running (it sets
+``NMTHPO_WRITE_RESULTS=1``); otherwise the user cache ``$NMTHPO_RESULTS/<folder>`` (default
+``~/.cache/nmthpo/<folder>``, :func:`nmthpo.engine.cache.user_cache_dir`). So a chapter
+re-executed with other parameters reads what the book's cache has and computes the rest into
+the user cache: at run time nothing is written into the repository.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from nmthpo.benchmark.tables import NMTHPO_TASKS, NMTLC_TASKS
+from nmthpo.engine.cache import WRITE_RESULTS_ENV, results_dir, user_cache_dir
+from nmthpo.engine.runner import RunResult, RunSpec, run
+from nmthpo.optimizers.transfer.methods import ABLATION_METHODS, DYNAMIC_METHODS, STATIC_METHODS
+from nmthpo.studies.multiobjective import PAPER_METHODS
+from nmthpo.studies.single_objective import GRAPH_K_VALUES, METHODS
+
+__all__ = [
+    "BUDGET",
+    "CHAPTER_GRID",
+    "DYNAMIC_ORDER",
+    "EXPERIMENTS",
+    "FOLDERS",
+    "GA_TABLES",
+    "N_SOURCE",
+    "RUN_GRIDS",
+    "SCORING",
+    "SEED",
+    "SMALL_TASKS",
+    "ChapterSetting",
+    "GATables",
+    "RunGrid",
+    "book_dir",
+    "book_file",
+    "ga_tables_dir",
+    "grid_runs",
+    "run_cache_dir",
+    "run_one",
+    "seed_user_cache",
+    "user_dir",
+    "writing_results",
+]
+
+#: The four small NMTHPO tables (the k-sensitivity and EIF-text grids use them).
+SMALL_TASKS: tuple[str, ...] = ("zh-en", "ru-en", "ja-en", "en-ja")
+
+
+@dataclass(frozen=True)
+class RunGrid:
+    """A grid of :func:`nmthpo.engine.runner.run` calls: methods x tasks x variants.
+
+    Attributes
+    ----------
+    chapter : int
+        The book's chapter that reads it.
+    folder : str
+        Its sub-directory of ``results/`` (and of the user cache).
+    methods, tasks : tuple of str
+        The published grid (a chapter may ask for any subset, or other names).
+    trials : int
+        Trials per run in the published grid.
+    seed : int
+    options : mapping
+        Runner settings of every run (``objective``, ``budget``, ``stop``, ``record_mse``...).
+    variants : tuple of mapping
+        Method settings; one run of each (method, task) per entry (``({},)``: one run).
+    """
+
+    chapter: int
+    folder: str
+    methods: tuple[str, ...]
+    tasks: tuple[str, ...]
+    trials: int
+    seed: int = 0
+    options: Mapping[str, Any] = field(default_factory=dict)
+    variants: tuple[Mapping[str, Any], ...] = ({},)
+
+
+#: Every grid of runner calls the book reads (see the module docstring).
+RUN_GRIDS: dict[str, RunGrid] = {
+    "single": RunGrid(2, "single", METHODS, NMTHPO_TASKS, 100, options={"record_mse": True}),
+    "figure6": RunGrid(2, "figure6", METHODS, ("ja-en",), 100,
+                       options={"budget": 100, "stop": "none", "record_mse": True}),
+    "graph_k": RunGrid(2, "graph_k", ("gb-ei-m", "gb-eif-m"), SMALL_TASKS, 30,
+                       variants=tuple({"k": k} for k in GRAPH_K_VALUES)),
+    "eif_text": RunGrid(2, "eif_text", ("gb-eif-text-m",), SMALL_TASKS, 30),
+    "pareto": RunGrid(3, "pareto", PAPER_METHODS, NMTHPO_TASKS, 100,
+                      options={"objective": "pareto"}),
+    # the GA as an ask/tell optimiser in Table 3's protocol: the same cache as ``single``
+    "ga_protocol": RunGrid(5, "single", ("ga",), NMTHPO_TASKS, 100,
+                           options={"record_mse": True}),
+}
+
+
+@dataclass(frozen=True)
+class GATables:
+    """Chapter 5's cached tables (:func:`nmthpo.studies.genetic.cached_table`).
+
+    ``params`` are the study's published parameters (Ganapathy 2020, Section 4: ja-en, BLEU
+    target 16, initial populations 5-25, 1000 iterations, 3 trials); ``kinds`` maps each table
+    to its extra arguments.
+    """
+
+    folder: str
+    params: Mapping[str, Any]
+    kinds: Mapping[str, Mapping[str, Any]]
+
+
+GA_TABLES = GATables(
+    folder="ga",
+    params={"task": "ja-en", "target": 16.0, "init_pops": (5, 10, 15, 20, 25),
+            "iterations": 1000, "trials": 3, "seed": 0},
+    kinds={"rules": {}, "variants": {"with_se": True}},
+)
+
+
+# -- Chapter 4 (Li et al. 2022, Section 5.1) -----------------------------------------------------
+#: Target evaluations per trial (initial rows included) and sampled rows per source.
+BUDGET = 50
+N_SOURCE = 50
+SEED = 0
+
+#: Arrival order of the dynamic setting: the task registry's order (the paper's order of its
+#: 30 OpenML datasets is not given).
+DYNAMIC_ORDER: tuple[str, ...] = NMTHPO_TASKS
+
+
+@dataclass(frozen=True)
+class ChapterSetting:
+    """One transfer experiment of Chapter 4.
+
+    Attributes
+    ----------
+    kind : {"static", "dynamic"}
+        Which runner function computes it.
+    methods : tuple of str
+    tasks : tuple of str
+        Targets (static) or the arrival order (dynamic).
+    n_sources : int, optional
+        Static only: a fixed random subset of that many sources (None: leave one out).
+    repeats : int
+        Repetitions of the published chapter.
+    """
+
+    kind: str
+    methods: tuple[str, ...]
+    tasks: tuple[str, ...]
+    n_sources: int | None
+    repeats: int
+
+
+#: Every transfer experiment Chapter 4 reads (see :mod:`nmthpo.studies.transfer`).
+CHAPTER_GRID: dict[str, ChapterSetting] = {
+    "static5": ChapterSetting("static", STATIC_METHODS, NMTHPO_TASKS, None, 30),
+    "static2": ChapterSetting("static", STATIC_METHODS, NMTHPO_TASKS, 2, 30),
+    "dynamic": ChapterSetting("dynamic", DYNAMIC_METHODS, DYNAMIC_ORDER, None, 30),
+    "nmtlc": ChapterSetting("static", STATIC_METHODS, NMTLC_TASKS, None, 30),
+    "ablation": ChapterSetting("static", ABLATION_METHODS, NMTHPO_TASKS, None, 30),
+}
+
+# -- Chapter 6 (Ariafar et al. 2022) -------------------------------------------------------------
+#: The published parameters of Chapter 6 (the defaults of ``Chapter6Params``).
+SCORING: Mapping[str, Any] = {
+    "functions": ("branin", "hartmann6"),
+    "fractions": (0.2, 0.4, 0.6, 0.8, 1.0),
+    "boxes_per_fraction": 5,
+    "synthetic_seed_sizes": (5, 10, 30),
+    "synthetic_repeats": 3,
+    "max_budget": 100,
+    "synthetic_batches": 64,
+    "synthetic_samples": 128,
+    "tasks": ("sw-en", "ru-en"),
+    "spaces": "default",
+    "table_seed_sizes": (5, 10, 20, 50),
+    "table_repeats": 5,
+    "table_budgets": (1, 2, 5, 10, 20, 50, 100),
+    "table_batches": 256,
+    "table_samples": 256,
+    "prune_budget": 10,
+    "prune_fraction": 0.5,
+    "select_task": "sw-en",
+    "select_budgets": (10, 50),
+    "select_trials": 10,
+    "select_seed_size": 20,
+    "compare_task": "sw-en",
+    "space_a": "layers=4",
+    "space_b": "layers=2",
+    "compare_budgets": (1, 2, 5, 10, 20, 50),
+    "compare_seed_size": 20,
+    "compare_repeats": 10,
+    "score": "mean-b-ei",
+    "seed": 0,
+}
+
+#: Every cache folder of ``results/`` an experiment writes: experiment -> folder.
+FOLDERS: dict[str, str] = {
+    **{name: g.folder for name, g in RUN_GRIDS.items()},
+    "ga": GA_TABLES.folder,
+    "transfer": "transfer",
+    "scoring": "scoring",
+}
+
+#: The experiments of ``make results``, in the order it computes them.
+EXPERIMENTS: tuple[str, ...] = (
+    "single", "ga", "figure6", "graph_k", "eif_text", "pareto", "scoring", "transfer",
+)
+
+
+# -- where caches live ---------------------------------------------------------------------------
+def writing_results() -> bool:
+    """True while ``make results`` runs (``NMTHPO_WRITE_RESULTS=1``): ``results/`` is written."""
+    return os.environ.get(WRITE_RESULTS_ENV) == "1"
+
+
+def book_dir(folder: str) -> Path:
+    """The book's cache folder ``results/<folder>`` (read-only outside ``make results``)."""
+    return results_dir() / folder
+
+
+def user_dir(folder: str) -> Path:
+    """The user cache's folder for runs outside the book's cache (``$NMTHPO_RESULTS``)."""
+    return user_cache_dir() / folder
+
+
+def book_file(*parts: str) -> Path:
+    """A file of the book's cache written by a tool (e.g. ``book_file("openbox", "x.txt")``)."""
+    return results_dir().joinpath(*parts)
+
+
+def _holds(path: Path, column: str, count: int) -> bool:
+    """Whether the Parquet file ``path`` holds ``column`` values ``0 .. count-1``."""
+    if not path.exists():
+        return False
+    have = set(pd.read_parquet(path, columns=[column])[column].unique().tolist())
+    return set(range(count)) <= have
+
+
+def run_cache_dir(folder: str, spec: RunSpec, trials: int) -> Path:
+    """Where the run ``spec`` with ``trials`` trials is read from and, if new, written to.
+
+    The book's ``results/<folder>`` if ``make results`` is running or if it already holds
+    the run with at least ``trials`` trials (then nothing is written); else the user cache.
+    """
+    book = book_dir(folder)
+    if writing_results() or _holds(book / f"{spec.stem()}.parquet", "trial", trials):
+        return book
+    return user_dir(folder)
+
+
+def _grid(experiment: str) -> RunGrid:
+    if experiment not in RUN_GRIDS:
+        raise KeyError(f"unknown experiment {experiment!r}; valid: {', '.join(RUN_GRIDS)}")
+    return RUN_GRIDS[experiment]
+
+
+def run_one(
+    experiment: str,
+    method: str,
+    task: str,
+    trials: int | None = None,
+    seed: int | None = None,
+    settings: Mapping[str, Any] | None = None,
+    jobs: int = 1,
+    progress: bool = False,
+    **options: Any,
+) -> RunResult:
+    """One run of ``experiment``'s grid, read from the cache or computed into it.
+
+    ``trials`` and ``seed`` default to the grid's; ``options`` override the grid's runner
+    settings (e.g. ``budget``); ``settings`` are method settings (e.g. ``{"k": 10}``). The
+    cache directory is :func:`run_cache_dir` of the grid's folder.
+    """
+    g = _grid(experiment)
+    trials = g.trials if trials is None else int(trials)
+    seed = g.seed if seed is None else int(seed)
+    if trials < 1:
+        raise ValueError(f"trials must be >= 1, got {trials}")
+    kw = {**g.options, **options}
+    sets = dict(settings or {})
+    spec = RunSpec(method, task, seed=seed, settings=sets, **kw)
+    return run(method, task, trials=trials, seed=seed, settings=sets, jobs=jobs,
+               cache_dir=run_cache_dir(g.folder, spec, trials), progress=progress, **kw)
+
+
+def grid_runs(
+    experiment: str,
+    methods: Sequence[str] | None = None,
+    tasks: Sequence[str] | None = None,
+    trials: int | None = None,
+    seed: int | None = None,
+    jobs: int = 1,
+    progress: bool = False,
+    **options: Any,
+) -> dict[tuple[str, str], pd.DataFrame]:
+    """The tidy frames of ``experiment``'s runs: ``{(method, task): frame}``.
+
+    ``methods``/``tasks``/``trials``/``seed`` default to the published grid; any subset (or
+    other registered names) works: runs the book's cache lacks go to the user cache.
+    """
+    g = _grid(experiment)
+    ms = g.methods if methods is None else tuple(methods)
+    ts = g.tasks if tasks is None else tuple(tasks)
+    if not ms or not ts:
+        raise ValueError(f"{experiment}: name at least one method and one task "
+                         f"(got methods={list(ms)}, tasks={list(ts)})")
+    return {(m, t): run_one(experiment, m, t, trials, seed, jobs=jobs, progress=progress,
+                            **options).frame
+            for t in ts for m in ms}
+
+
+def ga_tables_dir(**params: Any) -> Path:
+    """Cache folder of a Chapter 5 table computed with ``params``.
+
+    The book's ``results/ga`` for the published parameters (:data:`GA_TABLES`) or under
+    ``make results``; the user cache for any other parameters.
+    """
+    published = {k: list(v) if isinstance(v, tuple) else v for k, v in GA_TABLES.params.items()}
+    given = {k: list(v) if isinstance(v, tuple) else v for k, v in params.items()}
+    same = {k: given.get(k, published[k]) for k in published} == published \
+        and set(given) <= set(published)
+    if writing_results() or same:
+        return book_dir(GA_TABLES.folder)
+    return user_dir(GA_TABLES.folder)
+
+
+def seed_user_cache(folder: str, stems: Sequence[str]) -> Path:
+    """Copy the book's files ``<stem>.parquet`` (and ``.json``) of ``folder`` that exist into
+    the user cache (files already there are kept); return the user cache's folder.
+
+    Used when a chapter needs some runs the book's cache holds and some it lacks: the runner
+    then works in the user cache only, and the book's files are only read.
+    """
+    user = user_dir(folder)
+    book = book_dir(folder)
+    for stem in stems:
+        for suffix in (".json", ".parquet"):
+            src, dst = book / f"{stem}{suffix}", user / f"{stem}{suffix}"
+            if src.exists() and not dst.exists():
+                user.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(src, dst)
+    return user
