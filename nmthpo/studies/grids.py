@@ -6,21 +6,22 @@ The book's chapters read long experiments from the repository's ``results/`` (th
 published parameters equal them (``tests/test_grids.py`` checks it) and the notebooks read
 their runs through :func:`run_one` / :func:`grid_runs`.
 
-=============  =======  ====================================================================
-experiment     chapter  what (paper section)
-=============  =======  ====================================================================
-``single``     2        Zhang & Duh (2020), Section 6.1, Table 3: 7 methods x 6 tasks x 100
-                        trials, each stopped at the first argmax row, surrogate MSE recorded
-``figure6``    2        Figure 6: ja-en, every method, 100 evaluations (no early stop)
-``graph_k``    2        footnote 12: graph methods on the four small tables for several k
-``eif_text``   2        the literal reading of expected influence's labels (Section 5.3)
-``pareto``     3        Table 4: 5 methods x 6 tasks x 100 trials until the Pareto set is found
-``ga``         5        the GA in Table 3's protocol (cached beside ``single``), and the
-                        Chapter 5 tables of Ganapathy (2020), :data:`GA_TABLES`
-``transfer``   4        Li et al. (2022), Section 5.1: :data:`CHAPTER_GRID`
-``scoring``    6        Ariafar et al. (2022): :data:`SCORING` (the defaults of
-                        :class:`nmthpo.studies.scoring_results.Chapter6Params`)
-=============  =======  ====================================================================
+=================  =======  ====================================================================
+experiment         chapter  what (paper section)
+=================  =======  ====================================================================
+``single``         2        Zhang & Duh (2020), Section 6.1, Table 3: 7 methods x 6 tasks x 100
+                            trials, each stopped at the first argmax row, surrogate MSE recorded
+``figure6``        2        Figure 6: ja-en, every method, 100 evaluations (no early stop)
+``graph_k``        2        footnote 12: graph methods on the four small tables for several k
+``eif_text``       2        the literal reading of expected influence's labels (Section 5.3)
+``pareto``         3        Table 4: 5 methods x 6 tasks x 100 trials until the Pareto set is found
+``ga``             5        the GA in Table 3's protocol (cached beside ``single``), and the
+                            Chapter 5 tables of Ganapathy (2020), :data:`GA_TABLES`
+``transfer``       4        Li et al. (2022), Section 5.1: :data:`CHAPTER_GRID`
+``scoring``        6        Ariafar et al. (2022): :data:`SCORING` (the defaults of
+                            :class:`nmthpo.studies.scoring_results.Chapter6Params`)
+``own_optimizer``  8        the tutorial: Optuna's TPE and GP samplers, 6 tasks x 20 trials
+=================  =======  ====================================================================
 
 Where a run is cached (:func:`run_cache_dir`): the book's ``results/<folder>`` when it already
 holds the run with enough trials, or when ``make results`` is running (it sets
@@ -122,6 +123,9 @@ RUN_GRIDS: dict[str, RunGrid] = {
     # the GA as an ask/tell optimiser in Table 3's protocol: the same cache as ``single``
     "ga_protocol": RunGrid(5, "single", ("ga",), NMTHPO_TASKS, 100,
                            options={"record_mse": True}),
+    # the tutorial: two of Optuna's samplers through the adapter, 20 paired trials
+    "own_optimizer": RunGrid(8, "own_optimizer", ("optuna:TPESampler", "optuna:GPSampler"),
+                             NMTHPO_TASKS, 20, variants=({"n_startup_trials": 3},)),
 }
 
 
@@ -236,6 +240,7 @@ FOLDERS: dict[str, str] = {
 #: The experiments of ``make results``, in the order it computes them.
 EXPERIMENTS: tuple[str, ...] = (
     "single", "ga", "figure6", "graph_k", "eif_text", "pareto", "scoring", "transfer",
+    "own_optimizer",
 )
 
 
