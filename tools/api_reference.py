@@ -5,7 +5,9 @@
 
 Every module of ``nmthpo`` is listed under its layer (the sub-package it lives in), in the order
 of the layers; a package's ``__init__`` is listed only where it defines something of its own
-(re-exports are documented where they are defined, so Sphinx sees each object once).
+(re-exports are documented where they are defined, so Sphinx sees each object once: every
+module is documented with ``:ignore-module-all:``, which keeps the names a module imports out of
+its entry even when its ``__all__`` re-exports them).
 """
 
 from __future__ import annotations
@@ -73,7 +75,7 @@ def render() -> str:
             continue
         lines += [f"## {title}", "", "```{eval-rst}"]
         for m in mods:
-            lines += [f".. automodule:: {m}", "   :members:", ""]
+            lines += [f".. automodule:: {m}", "   :members:", "   :ignore-module-all:", ""]
         lines[-1:] = ["```", ""]
     return "\n".join(lines)
 

@@ -210,7 +210,7 @@ def claims(per_trial: pd.DataFrame) -> pd.DataFrame:
        :func:`~nmthpo.engine.stats.composite_verdict`); the interval columns hold the union of
        the tasks' intervals.
     2. RS ftb equals its exact expectation ``E[max(K, 3)]`` on every task: the interval of
-       mean ftb / expectation covers 1 on every task (``ours`` keeps the largest |z|).
+       mean ftb / expectation covers 1 on every task (``ours`` keeps the largest ``|z|``).
     3. BO-EI-M / RS ftb on sw-en in 0.05-0.15 (the paper's "10 %").
     4. Best GB beats best BO on 4 of 6 tasks: a task counts as a win only if the interval of
        ftb(best GB) - ftb(best BO) lies below 0 (best by mean); the interval columns hold
