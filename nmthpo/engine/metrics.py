@@ -32,6 +32,32 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+__all__ = [
+    "OBJECTIVES",
+    "PARETO_METRICS",
+    "SINGLE_METRICS",
+    "TIES",
+    "best_so_far",
+    "curve_quantiles",
+    "evaluate_sequences",
+    "expected_rs_ftb",
+    "fb",
+    "fbp",
+    "fta",
+    "ftb",
+    "ftc",
+    "fto",
+    "hypervolume",
+    "hypervolume_curve",
+    "read_sequences",
+    "reference_point",
+    "regret_curve",
+    "runtime_to",
+    "summarise",
+    "validate_sequence",
+    "write_sequences",
+]
+
 #: A sample sequence: row ids in evaluation order (a list or an integer array).
 SequenceLike = Sequence[int] | np.ndarray
 

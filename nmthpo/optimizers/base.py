@@ -38,6 +38,10 @@ from typing import Any
 
 import numpy as np
 
+__all__ = [
+    "TableOptimizer",
+]
+
 
 class TableOptimizer:
     """Base class: bookkeeping of labelled rows, the unevaluated mask and the history.

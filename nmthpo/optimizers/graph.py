@@ -30,6 +30,15 @@ from nmthpo.models.acquisition import expected_improvement
 from nmthpo.models.graph import GraphSurrogate, build_graph
 from nmthpo.optimizers.base import TableOptimizer
 
+__all__ = [
+    "ACQUISITIONS",
+    "EIF_METHODS",
+    "EIF_MODES",
+    "GraphSMBO",
+    "KERNELS",
+    "snap_ties",
+]
+
 KERNELS = ("matern52", "rbf")
 ACQUISITIONS = ("ei", "eif")
 EIF_METHODS = ("fast", "naive")

@@ -13,6 +13,10 @@ import numpy as np
 
 from nmthpo.optimizers.base import TableOptimizer
 
+__all__ = [
+    "RandomSearch",
+]
+
 
 class RandomSearch(TableOptimizer):
     """Uniform sampling without replacement; works for either objective."""

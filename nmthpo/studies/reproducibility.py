@@ -15,6 +15,14 @@ from pathlib import Path
 
 import pandas as pd
 
+__all__ = [
+    "PACKAGES",
+    "chapter_parameters",
+    "data_manifest",
+    "machine",
+    "package_versions",
+]
+
 #: Packages whose versions the appendix lists.
 PACKAGES: tuple[str, ...] = (
     "nmthpo", "numpy", "scipy", "pandas", "scikit-learn", "matplotlib", "optuna", "moocore",

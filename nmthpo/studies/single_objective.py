@@ -27,6 +27,28 @@ from scipy.stats import rankdata
 from nmthpo.benchmark.tables import load_table
 from nmthpo.engine.metrics import best_so_far, evaluate_sequences, summarise
 
+__all__ = [
+    "GRAPH_K_VALUES",
+    "METHODS",
+    "TOLERANCE",
+    "anytime_curves",
+    "average_rank",
+    "benchmark_report",
+    "claims",
+    "curve_summary",
+    "ecdf_summary",
+    "eif_reading_comparison",
+    "graph_settings",
+    "grid_wall_time",
+    "k_sensitivity",
+    "mean_table",
+    "per_trial_metrics",
+    "runtime_ecdf",
+    "sequences_of",
+    "table3",
+    "tolerance_for",
+]
+
 #: The seven single-objective methods of the paper, in its order.
 METHODS: tuple[str, ...] = (
     "rs", "bo-ei-m", "bo-ei-r", "gb-ei-m", "gb-ei-r", "gb-eif-m", "gb-eif-r"
