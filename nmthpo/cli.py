@@ -15,40 +15,13 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from nmthpo.commands import COMMAND_MODULES
+from nmthpo.commands.arguments import nonneg_float as _nonneg_float
+from nmthpo.commands.arguments import nonneg_int as _nonneg_int
+from nmthpo.commands.arguments import positive_int as _positive_int
 
 
 class UsageError(Exception):
     """A user error: printed without a traceback, exit status 2."""
-
-
-def _positive_int(text: str) -> int:
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"must be >= 1, got {v}")
-    return v
-
-
-def _nonneg_int(text: str) -> int:
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
-    if v < 0:
-        raise argparse.ArgumentTypeError(f"must be >= 0, got {v}")
-    return v
-
-
-def _nonneg_float(text: str) -> float:
-    try:
-        v = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not v >= 0:
-        raise argparse.ArgumentTypeError(f"must be >= 0, got {text}")
-    return v
 
 
 # -- tasks ----------------------------------------------------------------------------------------

@@ -12,22 +12,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-
-def _int_at_least(low: int) -> Any:
-    def parse(text: str) -> int:
-        try:
-            v = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
-        if v < low:
-            raise argparse.ArgumentTypeError(f"must be >= {low}, got {v}")
-        return v
-
-    return parse
-
-
-_positive_int = _int_at_least(1)
-_nonneg_int = _int_at_least(0)
+from nmthpo.commands.arguments import nonneg_int as _nonneg_int
+from nmthpo.commands.arguments import positive_int as _positive_int
 
 
 def _cmd_transfer(args: argparse.Namespace) -> int:

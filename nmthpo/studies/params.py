@@ -9,33 +9,44 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from typing import Any
 
 from nmthpo.benchmark.tables import NMTHPO_TASKS
 
-__all__ = ["as_task_list", "check_tasks"]
+__all__ = ["as_list", "as_task_list", "check_tasks"]
+
+
+def as_list(value: Any, kind: type, name: str) -> list[Any]:
+    """A list parameter from a list, one value, ``"a,b"`` or a JSON list (papermill ``-p``)."""
+    if isinstance(value, str):
+        text = value.strip()
+        if text.startswith("["):
+            try:
+                items = json.loads(text)
+            except json.JSONDecodeError as exc:
+                raise ValueError(f"{name}={value!r} is not a JSON list ({exc})") from None
+        else:
+            items = [t for t in text.split(",") if t.strip()]
+    elif isinstance(value, (list, tuple)):
+        items = list(value)
+    else:
+        items = [value]
+    try:
+        return [kind(v.strip()) if isinstance(v, str) else kind(v) for v in items]
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"{name}={value!r}: expected a list of {kind.__name__} such as [5, 10]"
+        ) from None
 
 
 def as_task_list(tasks: str | Sequence[str]) -> list[str]:
-    """Normalise a task parameter to a list of task names.
+    """Normalise a task parameter to a list of task names (:func:`as_list` of ``str``).
 
     Accepts a sequence of names, one name (``"zh-en"``), a comma-separated string
     (``"zh-en,sw-en"``) or a JSON list (``'["zh-en", "sw-en"]'``) -- papermill's ``-p`` passes
     list values as strings, so ``papermill ... -p tasks '["zh-en"]'`` works as expected.
     """
-    if isinstance(tasks, str):
-        text = tasks.strip()
-        if text.startswith("["):
-            try:
-                parsed = json.loads(text)
-            except json.JSONDecodeError as exc:
-                raise ValueError(
-                    f"tasks {tasks!r} is not a JSON list ({exc}); write e.g. '[\"zh-en\"]'"
-                ) from None
-            if not isinstance(parsed, list) or not all(isinstance(t, str) for t in parsed):
-                raise ValueError(f"tasks {tasks!r} must be a JSON list of task names")
-            return [t.strip() for t in parsed]
-        return [t.strip() for t in text.split(",") if t.strip()]
-    return [str(t) for t in tasks]
+    return as_list(tasks, str, "tasks")
 
 
 def check_tasks(tasks: str | Sequence[str]) -> list[str]:

@@ -41,6 +41,7 @@ from nmthpo.engine.cache import atomic_write, write_text
 from nmthpo.engine.cache import key as cache_key
 from nmthpo.studies.grids import FOLDERS, book_dir, user_dir, writing_results
 from nmthpo.studies.grids import SCORING as _PUBLISHED
+from nmthpo.studies.params import as_list
 from nmthpo.studies.space_scores import (
     ALL_SCORES,
     calibration,
@@ -74,29 +75,6 @@ __all__ = [
 CACHE_SUBDIR = FOLDERS["scoring"]
 #: Bumped whenever a change of the code changes the cached numbers.
 CACHE_VERSION = 1
-
-
-def as_list(value: Any, kind: type, name: str) -> list[Any]:
-    """A list parameter from a list, one value, ``"a,b"`` or a JSON list (papermill ``-p``)."""
-    if isinstance(value, str):
-        text = value.strip()
-        if text.startswith("["):
-            try:
-                items = json.loads(text)
-            except json.JSONDecodeError as exc:
-                raise ValueError(f"{name}={value!r} is not a JSON list ({exc})") from None
-        else:
-            items = [t for t in text.split(",") if t.strip()]
-    elif isinstance(value, (list, tuple)):
-        items = list(value)
-    else:
-        items = [value]
-    try:
-        return [kind(v.strip()) if isinstance(v, str) else kind(v) for v in items]
-    except (TypeError, ValueError):
-        raise ValueError(
-            f"{name}={value!r}: expected a list of {kind.__name__} such as [5, 10]"
-        ) from None
 
 
 @dataclass(frozen=True)
