@@ -148,6 +148,14 @@ class GARules:
         return self
 
 
+def _crossover(p1: Sequence[int], p2: Sequence[int], two_point: bool, u: Uniforms,
+               d: int) -> tuple[int, ...]:
+    """One child of ``p1`` and ``p2``; cut points drawn from ``u`` (left cut first)."""
+    if two_point:
+        return two_point_crossover(p1, p2, u.integer(d + 1), u.integer(d + 1))
+    return one_point_crossover(p1, p2, u.integer(d))
+
+
 def ga_count(
     space: GeneSpace,
     init_rows: Sequence[int],
@@ -201,10 +209,7 @@ def ga_count(
             i, j = roulette(fit, u()), roulette(fit, u())
         i, j = fitter_first(i, j, fit)
         p1, p2 = pop[i], pop[j]
-        if rules.two_point:
-            child = two_point_crossover(p1, p2, u.integer(d + 1), u.integer(d + 1))
-        else:
-            child = one_point_crossover(p1, p2, u.integer(d))
+        child = _crossover(p1, p2, rules.two_point, u, d)
         if not rules.mutation_before_selection and u() < rate:
             count += _mutate(pop, fit, weakest, seen, fitness_of, cols, n, u, rules)
         if history:
@@ -298,10 +303,7 @@ def _generational(
                 i, j = u.integer(m), u.integer(m)
             i, j = fitter_first(i, j, fit)
             p1, p2 = pop[i], pop[j]
-            if rules.two_point:
-                child = two_point_crossover(p1, p2, u.integer(d + 1), u.integer(d + 1))
-            else:
-                child = one_point_crossover(p1, p2, u.integer(d))
+            child = _crossover(p1, p2, rules.two_point, u, d)
             if u() < rules.mutation_rate:
                 g = u.integer(d)
                 child = mutate(child, g, cols[g][u.integer(len(cols[g]))])
