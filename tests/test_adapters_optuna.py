@@ -248,3 +248,12 @@ def test_dask_identical():
         dask = run(name, "ja-en", trials=3, seed=2, progress=False,
                    scheduler=cluster.scheduler_address)
     assert one.sequences == dask.sequences
+
+
+def test_runner_records_asks_per_row():
+    """The number of Optuna asks behind each evaluated row is a column of the run's frame."""
+    res = run("optuna:TPESampler", "zh-en", trials=2, seed=0, progress=False)
+    assert "asks" in res.frame
+    assert (res.frame["asks"] >= 0).all()
+    per_trial = res.frame.groupby("trial")["asks"].sum()
+    assert (per_trial >= res.frame.groupby("trial").size() - 3).all()

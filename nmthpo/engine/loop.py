@@ -28,6 +28,7 @@ from typing import Any, Protocol
 import numpy as np
 
 __all__ = [
+    "OptimizerAsks",
     "Recorder",
     "SuggestTime",
     "SurrogateMSE",
@@ -100,6 +101,23 @@ class SuggestTime:
 
     def values(self) -> dict[str, np.ndarray]:
         return {"seconds": np.asarray(self._s, dtype=float)}
+
+
+class OptimizerAsks:
+    """How many times an adapter asked its library for each row it evaluated (initial rows
+    included), read from the optimiser's ``asks`` list at the end of the trial (e.g.
+    :class:`nmthpo.optimizers.adapters.optuna.OptunaSampler`, whose sampler may propose a
+    missing combination or an evaluated row, which is not charged)."""
+
+    def __init__(self) -> None:
+        self._opt: Any = None
+
+    def record(self, opt: Any, seconds: float | None) -> None:
+        self._opt = opt
+
+    def values(self) -> dict[str, np.ndarray]:
+        asks = getattr(self._opt, "asks", None)
+        return {} if asks is None else {"asks": np.asarray(asks, dtype=np.int64)}
 
 
 def ask_tell(

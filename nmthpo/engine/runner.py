@@ -58,7 +58,14 @@ import pandas as pd
 from nmthpo.benchmark.metafeatures import transfer_metafeatures
 from nmthpo.benchmark.tables import NMTHPO_TASKS, NMTLC_TASKS, TASKS, check_task, load_table
 from nmthpo.engine.cache import atomic_write, key, machine_fingerprint, write_text
-from nmthpo.engine.loop import Recorder, SuggestTime, SurrogateMSE, TransferWeights, ask_tell
+from nmthpo.engine.loop import (
+    OptimizerAsks,
+    Recorder,
+    SuggestTime,
+    SurrogateMSE,
+    TransferWeights,
+    ask_tell,
+)
 from nmthpo.engine.metrics import write_sequences
 from nmthpo.optimizers.registry import MethodSpec, build, resolve
 from nmthpo.optimizers.transfer.sources import check_sources, source_tasks, task_family
@@ -359,6 +366,8 @@ def trial_optimizer(spec: RunSpec, trial: int) -> tuple[Any, list[Recorder]]:
         recorders += [TransferWeights(len(spec.sources)), SuggestTime()]
     opt = build(m, X, np.random.default_rng([spec.seed, trial, 1]), spec.objective, context,
                 **dict(spec.settings))
+    if hasattr(opt, "asks"):
+        recorders.append(OptimizerAsks())
     return opt, recorders
 
 
@@ -378,6 +387,8 @@ def _tidy(spec: RunSpec, trial: int, res: Mapping[str, np.ndarray]) -> pd.DataFr
         cols["time"] = table.time[rows]
     if "mse" in res:
         cols["mse"] = res["mse"]
+    if "asks" in res and len(res["asks"]) == rows.size:
+        cols["asks"] = np.asarray(res["asks"], dtype=np.int64)
     if spec.sources is not None:
         cols["target_weight"] = np.asarray(res["target_weight"], dtype=float)
         cols["seconds"] = np.asarray(res["seconds"], dtype=float)
