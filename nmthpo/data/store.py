@@ -491,7 +491,9 @@ def fetch(
                 + "\nFetch from a trustworthy source: `nmthpo data fetch` or "
                 "`nmthpo data fetch --mirror DIR`"
             )
-        staging.chmod(0o755)  # mkdtemp creates 0700; the install should be world-readable
+        mask = os.umask(0)
+        os.umask(mask)
+        staging.chmod(0o777 & ~mask)  # mkdtemp creates 0700; follow the umask as mkdir does
         (staging / "SHA256SUMS").write_text(
             "".join(f"{sha}  {rel}\n" for rel, sha in entries.items()), encoding="utf-8"
         )
