@@ -91,7 +91,6 @@ from nmthpo.engine.loop import (
 )
 from nmthpo.engine.metrics import validate_sequence, write_sequences
 from nmthpo.optimizers.registry import MethodSpec, build, resolve
-from nmthpo.optimizers.transfer.sources import check_sources, source_tasks, task_family
 
 __all__ = [
     "CACHE_VERSION",
@@ -267,6 +266,8 @@ class RunSpec:
             return self
         if not m.accepts_sources():
             raise ValueError(f"method {self.method!r} does not use source tasks; drop sources=")
+        from nmthpo.optimizers.transfer.sources import check_sources  # GPs: transfer only
+
         check_sources(self.task, self.sources)
         if m.needs_sources and not self.sources:
             raise ValueError(f"method {self.method!r} needs at least one source task")
@@ -317,6 +318,8 @@ def transfer_spec(method: str, target: str, sources: Sequence[str], n_source: in
 def default_sources(target: str) -> tuple[str, ...]:
     """Leave one out: every other task of the target's family (the static setting)."""
     check_task(target)
+    from nmthpo.optimizers.transfer.sources import task_family
+
     family = NMTHPO_TASKS if task_family(target) == "nmthpo" else NMTLC_TASKS
     return tuple(t for t in family if t != target)
 
@@ -386,6 +389,8 @@ def trial_optimizer(spec: RunSpec, trial: int) -> tuple[Any, list[Recorder]]:
     context = None
     if spec.sources is not None:
         # methods that ignore the sources (rs, igp) do not pay for fitting them
+        from nmthpo.optimizers.transfer.sources import source_tasks  # SciPy: transfer only
+
         srcs = source_tasks(spec.sources, spec.n_source, spec.seed, trial, spec.kernel) \
             if m.needs_sources else []
         context = {"sources": srcs, "kernel": spec.kernel, "target_task": spec.task,
