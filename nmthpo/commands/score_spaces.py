@@ -20,46 +20,28 @@ import json
 import math
 from typing import Any
 
-from nmthpo.commands.arguments import LIMITS, bounded, limit_help
+from nmthpo.commands.arguments import LIMITS, bounded, int_list, limit_help
 
 __all__ = ["HELP", "compute", "parse_budgets", "register", "run"]
 
 HELP = "budget-conditional search-space scores (Ariafar et al. 2022) on a table"
 
+_BUDGETS = int_list(1, LIMITS["score_budget"], "1,2,5,10")
+
 
 def parse_budgets(text: str) -> list[int]:
     """``"1,2,5"`` -> ``[1, 2, 5]``; a bad token, a budget < 1 or one above the documented
     limit (:data:`nmthpo.commands.arguments.LIMITS` ``["score_budget"]``) raises
-    ``ValueError``."""
-    from nmthpo.models.space_scores import check_budgets
-
-    out = []
-    for tok in text.split(","):
-        tok = tok.strip()
-        if not tok:
-            continue
-        try:
-            out.append(int(tok))
-        except ValueError:
-            raise ValueError(
-                f"cannot parse budget {tok!r} in --budgets {text!r}: expected comma-separated "
-                "integers such as 1,2,5,10"
-            ) from None
-    if not out:
-        raise ValueError(f"--budgets {text!r} lists no budget")
-    high = LIMITS["score_budget"]
-    if max(out) > high:
-        raise ValueError(f"--budgets {text!r}: {max(out)} is above the limit of {high:,} "
-                         "(a documented limit that keeps memory bounded); give smaller budgets")
-    return [int(b) for b in check_budgets(out)]
+    ``ValueError`` naming it."""
+    try:
+        return _BUDGETS(text)
+    except argparse.ArgumentTypeError as exc:
+        raise ValueError(f"--budgets: {exc}") from None
 
 
 def _budgets(text: str) -> str:
     """argparse type of ``--budgets``: checked at parse time, kept as text for :func:`compute`."""
-    try:
-        parse_budgets(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
+    _BUDGETS(text)
     return text
 
 
@@ -151,9 +133,6 @@ def run(args: argparse.Namespace) -> int:
 
 def register(subparsers: Any) -> None:
     """Add the ``score-spaces`` subcommand to ``subparsers``."""
-    from nmthpo.benchmark.subspaces import DEFAULT_SPEC
-    from nmthpo.models.space_scores import SCORES
-
     p = subparsers.add_parser(
         "score-spaces",
         help=HELP,
@@ -162,14 +141,17 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument("--task", required=True)
     p.add_argument("--spaces", default="default",
-                   help=f"candidate spaces, SPEC syntax (default 'default' = {DEFAULT_SPEC}); "
+                   help="candidate spaces, SPEC syntax (default 'default': "
+                        "nmthpo.benchmark.subspaces.DEFAULT_SPEC, the full space, each "
+                        "single-value space and random sub-grids); "
                         "e.g. 'layers=2;embed<=512;bpe=10k|30k,full', '@file', 'random:100'")
     p.add_argument("--seed-size", type=bounded(1, LIMITS["population"]), default=20,
                    help="random seed rows for the GP (at most the table's rows)")
     p.add_argument("--budgets", type=_budgets, default="1,2,5,10,20,50",
                    help="comma-separated budgets (each at most "
                    f"{LIMITS['score_budget']:,}; default 1,2,5,10,20,50)")
-    p.add_argument("--score", choices=list(SCORES), default="mean-b-ei")
+    p.add_argument("--score", default="mean-b-ei",
+                   help="mean-b-ei (default) or another of nmthpo.models.space_scores.SCORES")
     p.add_argument("--seed", type=bounded(0, LIMITS["seed"]), default=0,
                    help=f"random seed ({limit_help('seed')})")
     p.add_argument("--json", action="store_true", help="print JSON instead of tables")

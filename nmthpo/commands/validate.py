@@ -47,7 +47,7 @@ __all__ = [
 
 #: Seconds to wait for a Dask scheduler to accept a TCP connection.
 SCHEDULER_TIMEOUT_S = 3.0
-#: Keyword arguments the runner passes to a transfer optimiser itself (not user settings).
+#: Keyword arguments the runner passes to a transfer optimiser itself (not its settings).
 _CONTEXT_KEYS = frozenset({"sources", "kernel", "target_task", "metafeatures"})
 
 
@@ -142,14 +142,30 @@ def check_scheduler(address: str, timeout: float = SCHEDULER_TIMEOUT_S) -> None:
 
 
 # -- methods --------------------------------------------------------------------------------------
-def _settings_of(cls: type) -> tuple[list[str], bool]:
-    """Keyword settings a method class accepts, and whether it takes any (``**kwargs``)."""
-    params = list(inspect.signature(cls).parameters.values())
-    anything = any(p.kind is p.VAR_KEYWORD for p in params)
-    names = [p.name for p in params[2:]  # X, rng
-             if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
-             and p.name != "objective" and p.name not in _CONTEXT_KEYS]
-    return names, anything
+def _settings_of(cls: type, transfer: bool = False) -> tuple[list[str], bool]:
+    """Keyword settings a method class accepts, and whether it takes any at all.
+
+    Follows ``**settings`` up the class hierarchy (each ``__init__`` passes what it does not
+    know to its parent) until an ``__init__`` without ``**`` or
+    :class:`~nmthpo.optimizers.base.TableOptimizer`, which refuses unknown settings.
+    """
+    from nmthpo.optimizers.base import TableOptimizer
+
+    names: list[str] = []
+    for klass in cls.__mro__:
+        init = vars(klass).get("__init__")
+        if klass is object:
+            return names, False
+        if init is None:
+            continue
+        params = list(inspect.signature(init).parameters.values())[3:]  # self, X, rng
+        names += [p.name for p in params
+                  if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+                  and p.name != "objective" and p.name not in names
+                  and not (transfer and p.name in _CONTEXT_KEYS)]
+        if klass is TableOptimizer or not any(p.kind is p.VAR_KEYWORD for p in params):
+            return names, False
+    return names, True
 
 
 def check_method_settings(method: str, settings: Mapping[str, object],
@@ -171,7 +187,7 @@ def check_method_settings(method: str, settings: Mapping[str, object],
         cls = load_class(spec, transfer=transfer)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    names, anything = _settings_of(cls)
+    names, anything = _settings_of(cls, transfer)
     unknown = sorted(set(settings) - set(names))
     if unknown and not anything:
         valid = ", ".join(names) if names else "none (it takes no settings)"
@@ -308,6 +324,10 @@ def _ga_study(args: argparse.Namespace) -> None:
 
 def _score_spaces(args: argparse.Namespace) -> None:
     _task(args.task)
+    from nmthpo.models.space_scores import SCORES
+
+    if args.score not in SCORES:
+        raise UsageError(f"--score {args.score}: unknown score; valid: {', '.join(SCORES)}")
     if args.spaces.startswith("@"):
         check_input_file(args.spaces[1:], "--spaces file")
     n = _rows(args.task)
