@@ -150,7 +150,7 @@ CASES: list[tuple[str, list[str], str]] = [
     ("ga-target", [*G, "--target", "inf"], "--target inf: must be a finite BLEU score"),
     ("ga-trials", [*G, "--trials", "0"], "must be >= 1"),
     # score-spaces
-    ("score-budgets-huge", [*S, "--budgets", "1000000000"], "above the limit of 10,000"),
+    ("score-budgets-huge", [*S, "--budgets", "1000000000"], "must be at most 10,000"),
     ("score-budgets-zero", [*S, "--budgets", "0,1"], "must be >= 1"),
     ("score-seed-size", [*S, "--seed-size", "100000"], "more than the 118 rows of zh-en"),
     ("score-spaces-file", [*S, "--spaces", "@nope.txt"], "--spaces file nope.txt: no such file"),

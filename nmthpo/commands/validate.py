@@ -324,15 +324,15 @@ def _ga_study(args: argparse.Namespace) -> None:
 
 def _score_spaces(args: argparse.Namespace) -> None:
     _task(args.task)
-    from nmthpo.models.space_scores import SCORES
-
-    if args.score not in SCORES:
-        raise UsageError(f"--score {args.score}: unknown score; valid: {', '.join(SCORES)}")
     if args.spaces.startswith("@"):
         check_input_file(args.spaces[1:], "--spaces file")
     n = _rows(args.task)
     if args.seed_size > n:
         raise UsageError(f"--seed-size {args.seed_size}: more than the {n} rows of {args.task}")
+    from nmthpo.models.space_scores import SCORES  # SciPy: the command needs it anyway
+
+    if args.score not in SCORES:
+        raise UsageError(f"--score {args.score}: unknown score; valid: {', '.join(SCORES)}")
 
 
 def _compare(args: argparse.Namespace) -> None:

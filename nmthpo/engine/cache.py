@@ -176,22 +176,25 @@ def artefact_problem(path: str | Path, expected: Mapping[str, Any],
     return None
 
 
-def move_aside(path: str | Path) -> Path:
+def move_aside(path: str | Path, into: str | Path | None = None) -> Path:
     """Rename a bad artefact (and its sidecar) to ``NAME.bad-N``, the first free ``N``.
 
-    Nothing is deleted: the files stay for inspection, under names no cache reader matches.
-    Returns the artefact's new path.
+    ``into`` is the directory to move them to (default: where they are; give another when
+    that directory is removed later). Nothing is deleted: the files stay for inspection,
+    under names no cache reader matches. Returns the artefact's new path.
     """
     path = Path(path)
+    side = sidecar_path(path)
+    where = Path(into) if into is not None else path.parent
+    where.mkdir(parents=True, exist_ok=True)
     n = 1
-    while Path(f"{path}.bad-{n}").exists() or Path(f"{sidecar_path(path)}.bad-{n}").exists():
+    while (where / f"{path.name}.bad-{n}").exists() or (where / f"{side.name}.bad-{n}").exists():
         n += 1
-    dest = Path(f"{path}.bad-{n}")
+    dest = where / f"{path.name}.bad-{n}"
     if path.exists():
         os.replace(path, dest)
-    side = sidecar_path(path)
     if side.exists() and side != path:
-        os.replace(side, f"{side}.bad-{n}")
+        os.replace(side, where / f"{side.name}.bad-{n}")
     return dest
 
 

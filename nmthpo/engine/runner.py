@@ -45,7 +45,8 @@ Integrity (:func:`nmthpo.engine.cache.write_checked`): every partial trial and e
 run has a sidecar with its spec and the SHA-256 of its bytes. Before reuse, a cached file is
 checked against its sidecar and its rows against the table (ids in the table, none repeated
 within a trial, BLEU equal to the table's); a damaged, foreign or stale file is named in a
-warning, moved aside (:func:`nmthpo.engine.cache.move_aside`; never deleted) and recomputed.
+warning, moved aside (:func:`nmthpo.engine.cache.move_aside`: a finished run to
+``NAME.bad-N`` beside it, a partial trial to ``damaged/<stem>/``; never deleted) and recomputed.
 A trial's result is validated the same way before it is written. Finished runs written before
 checksums existed (the book's committed caches) are accepted when their rows validate.
 
@@ -478,11 +479,11 @@ def _frame_problem(spec: RunSpec, frame: pd.DataFrame) -> str | None:
     return None
 
 
-def _set_aside(path: Path, why: str) -> None:
-    """Warn that a cached file is bad, and move it (and its sidecar) aside."""
+def _set_aside(path: Path, why: str, into: Path | None = None) -> None:
+    """Warn that a cached file is bad, and move it (and its sidecar) aside (``into``)."""
     try:
-        dest = move_aside(path)
-        where = f"moved to {dest.name}"
+        dest = move_aside(path, into)
+        where = f"moved to {dest}"
     except OSError as exc:  # a read-only cache: leave it, but never reuse it
         where = f"could not be moved aside ({exc})"
     log.warning("cached %s is not reused: %s; %s, recomputing it", path, why, where)
@@ -525,8 +526,8 @@ def _read_partial(spec: RunSpec, f: Path) -> tuple[int, pd.DataFrame] | None:
             why = f"unreadable .npz ({type(exc).__name__}: {exc})"
     if why is None and res is not None:
         why = _rows_problem(spec, np.asarray(res.get("row", np.array([-1]))))
-    if why is not None or res is None:
-        _set_aside(f, why or "unreadable")
+    if why is not None or res is None:  # out of partial/, which is removed when done
+        _set_aside(f, why or "unreadable", f.parents[2] / "damaged" / spec.stem())
         return None
     return t, _tidy(spec, t, res)
 
