@@ -83,3 +83,30 @@ def test_interrupt_then_resume(tmp_path: Path, reference: Path, sig: int, jobs: 
     # a third call reads the finished run back and says so
     third = _cli(args, tmp_path)
     assert third.returncode == 0 and "found 12 of 12 trials" in third.stderr
+
+
+def test_interrupt_on_dask_cancels_its_tasks(tmp_path: Path, reference: Path) -> None:
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster:
+        cache, out = tmp_path / "cache", tmp_path / "out"
+        args = [*RUN, "--scheduler", cluster.scheduler_address, "--cache", str(cache),
+                "--out", str(out)]
+        proc = subprocess.Popen([sys.executable, "-m", "nmthpo.cli", *args], cwd=tmp_path,
+                                env=_env(tmp_path), stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 300
+        while _saved(cache) < 2 and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert proc.poll() is None, "the run finished before it could be interrupted"
+        proc.send_signal(signal.SIGINT)
+        _, stderr = proc.communicate(timeout=60)
+        assert proc.returncode == 130 and "Traceback" not in stderr
+        assert re.search(r"interrupted: \d+ of 12 trials saved in ", stderr)
+        deadline = time.monotonic() + 30
+        while cluster.scheduler.tasks and time.monotonic() < deadline:  # released by the client
+            time.sleep(0.1)
+        assert not cluster.scheduler.tasks
+        again = _cli(args, tmp_path)
+        assert again.returncode == 0, again.stderr
+        assert (out / "sequences.ss").read_text() == (reference / "sequences.ss").read_text()
