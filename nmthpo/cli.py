@@ -133,8 +133,10 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
               f"  (n={int(stats.loc[m, 'n'])})")
     for m, k in missed.items():
         if k:
+            hint = (f"; are these sequences of task {args.task}? (check --task)"
+                    if k == len(seqs) else "")
             print(f"note: {k} of {len(seqs)} trials never reached the target of {m}; "
-                  f"they are left out of its statistics (n above)")
+                  f"they are left out of its statistics (n above){hint}")
     return 0
 
 

@@ -85,3 +85,12 @@ def test_repeated_id_is_an_error(capsys, tmp_path):
 def test_data_verify(capsys):
     code, out, _ = run_cli(capsys, "data", "verify")
     assert code == 0 and "verified" in out
+
+
+def test_evaluate_says_how_many_trials_missed_the_target(capsys):
+    code, out, _ = run_cli(capsys, "evaluate", EXAMPLE, "--task", "sw-en")
+    assert code == 0
+    assert "note: 100 of 100 trials never reached the target of ftb" in out
+    assert "check --task" in out
+    code, out, _ = run_cli(capsys, "evaluate", EXAMPLE, "--task", "zh-en", "--json")
+    assert json.loads(out)["missed_target"] == {"ftb": 0, "ftc": 0}
