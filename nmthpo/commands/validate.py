@@ -276,6 +276,9 @@ def _run(args: argparse.Namespace) -> None:
         check_scheduler(args.scheduler)
     _task(args.task)
     transfer = args.sources is not None
+    if transfer and args.sources != "all":
+        for src in (x.strip() for x in args.sources.split(",") if x.strip()):
+            _task(src)
     check_method_settings(args.method, parse_settings(args.set), transfer=transfer)
     n = _rows(args.task)
     if args.n_init > n:

@@ -449,10 +449,18 @@ def _write_npz(path: Path, arrays: Mapping[str, np.ndarray],
 
 def _rows_problem(spec: RunSpec, rows: np.ndarray) -> str | None:
     """Why ``rows`` cannot be one trial of ``spec`` (ids outside the table, a repeated id,
-    more evaluations than the budget), or ``None``."""
+    more evaluations than the budget), or ``None``.
+
+    Repeats are a protocol error on the lookup tables (each row is evaluated at most once);
+    on the learning-curve tasks (:data:`NMTLC_TASKS`) a multi-fidelity method may revisit a
+    configuration, so only the ids are checked there.
+    """
     n = load_table(spec.task).n_rows
     try:
-        validate_sequence(rows, n)
+        if spec.task in NMTLC_TASKS:
+            validate_sequence(np.unique(rows), n)
+        else:
+            validate_sequence(rows, n)
     except ValueError as exc:
         return str(exc)
     if spec.budget is not None and rows.size > spec.budget:
