@@ -17,6 +17,7 @@ import json
 import logging
 import signal
 import sys
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 from types import FrameType
@@ -237,12 +238,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser(_chosen(argv))
     args = parser.parse_args(argv)
     log = logging.getLogger("nmthpo")
-    if not log.handlers:  # runner messages (resume, damaged cache entries) go to stderr
-        handler = logging.StreamHandler(sys.stderr)
-        handler.setFormatter(logging.Formatter("nmthpo: %(message)s"))
-        log.addHandler(handler)
-        log.setLevel(logging.INFO)
-    previous = signal.signal(signal.SIGTERM, _terminate)
+    # runner messages (resumed runs, damaged cache entries) go to stderr during this call
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("nmthpo: %(message)s"))
+    level = log.level
+    log.addHandler(handler)
+    log.setLevel(logging.INFO)
+    main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _terminate) if main_thread else None
     try:
         check(args)
         return int(args.func(args))
@@ -257,7 +260,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"nmthpo: error: {exc}", file=sys.stderr)
         return 2
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        if main_thread:
+            signal.signal(signal.SIGTERM, previous)
+        log.removeHandler(handler)
+        log.setLevel(level)
 
 
 if __name__ == "__main__":  # pragma: no cover
