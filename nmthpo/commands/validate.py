@@ -279,13 +279,32 @@ def _run(args: argparse.Namespace) -> None:
     if transfer and args.sources != "all":
         for src in (x.strip() for x in args.sources.split(",") if x.strip()):
             _task(src)
-    check_method_settings(args.method, parse_settings(args.set), transfer=transfer)
+    settings = parse_settings(args.set)
+    method = check_method_settings(args.method, settings, transfer=transfer)
     n = _rows(args.task)
     if args.n_init > n:
         raise UsageError(f"--n-init {args.n_init}: task {args.task} has only {n} rows")
     if args.budget is not None and not args.n_init <= args.budget <= n:
         raise UsageError(f"--budget {args.budget}: must be between --n-init ({args.n_init}) "
                          f"and the {n} rows of {args.task}")
+    if settings and not transfer:
+        _check_setting_values(args, method, settings)
+
+
+def _check_setting_values(args: argparse.Namespace, method: Any,
+                          settings: Mapping[str, object]) -> None:
+    """Build the optimiser of trial 0 once, so a setting of the wrong type or range is
+    refused now rather than inside the first trial."""
+    from nmthpo.engine.runner import RunSpec, trial_optimizer
+
+    spec = RunSpec(args.method, args.task, objective=args.objective, seed=args.seed,
+                   n_init=args.n_init, budget=args.budget, settings=dict(settings),
+                   resolved=method)
+    try:
+        trial_optimizer(spec, 0)
+    except (TypeError, ValueError, KeyError) as exc:
+        given = " ".join(f"--set {k}={v}" for k, v in settings.items())
+        raise UsageError(f"method {args.method!r} refused {given}: {exc}") from None
 
 
 def _transfer(args: argparse.Namespace) -> None:
