@@ -140,13 +140,15 @@ def artefact_problem(path: str | Path, expected: Mapping[str, Any],
     """What is wrong with the artefact ``path`` for reuse, or ``None`` if it may be reused.
 
     ``expected`` are sidecar entries that must match (e.g. the spec's fields): a mismatch
-    means the file belongs to another spec. ``require_checksum=False`` accepts a sidecar
-    without a checksum (caches written before checksums existed; their content must then be
-    validated by the caller).
+    means the file belongs to another spec. ``require_checksum=False`` accepts a missing
+    sidecar or one without a checksum (caches written before checksums existed, e.g. the
+    book's committed ``results/``; the caller must then validate the content).
     """
     path = Path(path)
     side = sidecar_path(path)
     if not side.exists():
+        if not require_checksum:
+            return None
         return f"it has no sidecar {side.name} recording its spec and checksum (stale or " \
                "incompletely written)"
     try:

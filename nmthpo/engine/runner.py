@@ -48,7 +48,8 @@ within a trial, BLEU equal to the table's); a damaged, foreign or stale file is 
 warning, moved aside (:func:`nmthpo.engine.cache.move_aside`: a finished run to
 ``NAME.bad-N`` beside it, a partial trial to ``damaged/<stem>/``; never deleted) and recomputed.
 A trial's result is validated the same way before it is written. Finished runs written before
-checksums existed (the book's committed caches) are accepted when their rows validate.
+checksums existed (the book's committed caches, some without any sidecar) are accepted when
+their rows validate.
 
 Interrupts: SIGINT (and SIGTERM, which the CLI turns into one) during :func:`run_specs` stops
 the workers (joblib's processes are killed, a Dask client is closed, which cancels its tasks)
