@@ -143,19 +143,22 @@ def check_scheduler(address: str, timeout: float = SCHEDULER_TIMEOUT_S) -> None:
 
 # -- methods --------------------------------------------------------------------------------------
 def _settings_of(cls: type, transfer: bool = False) -> tuple[list[str], bool]:
-    """Keyword settings a method class accepts, and whether it takes any at all.
+    """Keyword settings a method class is known to accept, and whether that list is complete.
 
-    Follows ``**settings`` up the class hierarchy (each ``__init__`` passes what it does not
+    Follows ``**settings`` up the class hierarchy (an ``__init__`` may pass what it does not
     know to its parent) until an ``__init__`` without ``**`` or
-    :class:`~nmthpo.optimizers.base.TableOptimizer`, which refuses unknown settings.
+    :class:`~nmthpo.optimizers.base.TableOptimizer`, which refuses unknown settings. The list
+    is complete only if no other ``__init__`` on the way takes ``**`` (it might consume
+    them); otherwise only building the optimiser tells.
     """
     from nmthpo.optimizers.base import TableOptimizer
 
     names: list[str] = []
+    complete = True
     for klass in cls.__mro__:
         init = vars(klass).get("__init__")
         if klass is object:
-            return names, False
+            break
         if init is None:
             continue
         params = list(inspect.signature(init).parameters.values())[3:]  # self, X, rng
@@ -164,8 +167,23 @@ def _settings_of(cls: type, transfer: bool = False) -> tuple[list[str], bool]:
                   and p.name != "objective" and p.name not in names
                   and not (transfer and p.name in _CONTEXT_KEYS)]
         if klass is TableOptimizer or not any(p.kind is p.VAR_KEYWORD for p in params):
-            return names, False
-    return names, True
+            break
+        complete = False
+    return names, complete
+
+
+def _unknown(method: str, spec: Any, settings: Mapping[str, object],
+             transfer: bool) -> UsageError | None:
+    """The error for settings the method's class does not name, or ``None``."""
+    from nmthpo.optimizers.registry import load_class
+
+    names, _ = _settings_of(load_class(spec, transfer=transfer), transfer)
+    unknown = sorted(set(settings) - set(names))
+    if not unknown:
+        return None
+    valid = ", ".join(names) if names else "none (it takes no settings)"
+    return UsageError(f"method {method!r} has no setting {', '.join(map(repr, unknown))}; "
+                      f"valid settings of {spec.path}: {valid}")
 
 
 def check_method_settings(method: str, settings: Mapping[str, object],
@@ -173,7 +191,10 @@ def check_method_settings(method: str, settings: Mapping[str, object],
     """Resolve ``method`` and check that it knows every key of ``settings``.
 
     Returns the :class:`~nmthpo.optimizers.registry.MethodSpec`. The error of an unknown
-    setting lists the valid ones (the keyword parameters of the method's class).
+    setting lists the valid ones (the keyword parameters of the method's class). A class
+    whose ``__init__`` takes ``**kwargs`` (e.g. an adapter passing them to its library) is
+    checked by building it (:func:`check` does so for single-task runs; for transfer runs
+    the keyword parameters found up the class hierarchy are taken as the complete list).
     """
     from nmthpo.optimizers.registry import load_class, resolve
 
@@ -187,15 +208,15 @@ def check_method_settings(method: str, settings: Mapping[str, object],
         cls = load_class(spec, transfer=transfer)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    names, anything = _settings_of(cls, transfer)
-    unknown = sorted(set(settings) - set(names))
-    if unknown and not anything:
-        valid = ", ".join(names) if names else "none (it takes no settings)"
-        raise UsageError(f"method {method!r} has no setting {', '.join(map(repr, unknown))}; "
-                         f"valid settings of {spec.path}: {valid}")
     if set(settings) & _CONTEXT_KEYS and transfer:
         raise UsageError(f"--set {', '.join(sorted(set(settings) & _CONTEXT_KEYS))}: set by the "
                          "runner for transfer runs; use --sources / --n-source instead")
+    # a transfer optimiser is not built here (it needs fitted sources): its classes are
+    # taken to pass ``**settings`` on, as the package's transfer methods do
+    if transfer or _settings_of(cls, transfer)[1]:
+        err = _unknown(method, spec, settings, transfer)
+        if err is not None:
+            raise err
     return spec
 
 
@@ -303,8 +324,10 @@ def _check_setting_values(args: argparse.Namespace, method: Any,
     try:
         trial_optimizer(spec, 0)
     except (TypeError, ValueError, KeyError) as exc:
+        err = _unknown(args.method, method, settings, False) if isinstance(exc, TypeError) \
+            else None
         given = " ".join(f"--set {k}={v}" for k, v in settings.items())
-        raise UsageError(f"method {args.method!r} refused {given}: {exc}") from None
+        raise err or UsageError(f"method {args.method!r} refused {given}: {exc}") from None
 
 
 def _transfer(args: argparse.Namespace) -> None:

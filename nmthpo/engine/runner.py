@@ -63,8 +63,10 @@ import json
 import logging
 import re
 import shutil
+import signal
 import zipfile
 from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -648,6 +650,20 @@ class RunInterrupted(KeyboardInterrupt):
         self.saved, self.total, self.cache = saved, total, cache
 
 
+@contextmanager
+def _uninterrupted() -> Iterator[None]:
+    """Hold SIGINT/SIGTERM until the block ends (a trial's file, its sidecar and the count of
+    saved trials are written together); POSIX, this thread only."""
+    if not hasattr(signal, "pthread_sigmask"):  # pragma: no cover - Windows
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
 def _stop_workers() -> None:
     """Kill joblib's reusable worker processes (an interrupted run leaves none behind)."""
     try:
@@ -716,9 +732,10 @@ def run_specs(
                                        f"broke the protocol ({why}); nothing was written")
                 if cache is not None:
                     prefix = "rep" if s.is_transfer else "trial"
-                    _write_npz(cache / "partial" / s.stem() / f"{prefix}-{t:05d}.npz", res,
-                               _partial_record(s, t))
-                    saved += 1
+                    with _uninterrupted():
+                        _write_npz(cache / "partial" / s.stem() / f"{prefix}-{t:05d}.npz",
+                                   res, _partial_record(s, t))
+                        saved += 1
                 frames[s.stem()][t] = _tidy(s, t, res)
                 bar.update()
         except KeyboardInterrupt:
