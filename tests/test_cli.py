@@ -58,9 +58,11 @@ def test_run_then_evaluate(capsys, tmp_path):
         (["run", "nope", "--task", "zh-en", "--out", "x"], "valid methods"),
         (["run", "rs", "--task", "xx", "--out", "x"], "valid tasks"),
         (["run", "rs", "--task", "zh-en", "--trials", "-3", "--out", "x"], "must be >= 1"),
-        (["run", "rs", "--task", "zh-en", "--budget", "500", "--out", "x"], "--budget 500: must be between"),
+        (["run", "rs", "--task", "zh-en", "--budget", "500", "--out", "x"],
+         "--budget 500: must be between"),
         (["evaluate", EXAMPLE, "--task", "zh-en", "--tolerance", "-1"], "must be >= 0"),
-        (["evaluate", EXAMPLE, "--task", "zh-en", "--budget", "1000"], "--budget 1000: must be between"),
+        (["evaluate", EXAMPLE, "--task", "zh-en", "--budget", "1000"],
+         "--budget 1000: must be between"),
         (["evaluate", "/nonexistent.ss", "--task", "zh-en"], "no such file"),
     ],
 )
