@@ -1,8 +1,12 @@
 """The ``nmthpo`` command: tasks, data, run, evaluate (and the chapter-specific commands).
 
-Every user error (unknown task or method, a negative number, a budget larger than the table,
-a malformed sequence file, missing data) is reported as ``nmthpo: error: ...`` on stderr with
-exit status 2, never a traceback.
+Every user error (unknown task or method, a negative number, a size above its documented
+limit, a budget larger than the table, an output path that is a file, an unknown method
+setting, an unreachable scheduler, a malformed sequence file, missing data) is refused by
+:mod:`nmthpo.commands.validate` before any work starts and reported as one line
+``nmthpo: error: ...`` on stderr with exit status 2, never a traceback. SIGINT (Ctrl-C) and
+SIGTERM stop a command with one line and exit status 130; an interrupted ``run`` with
+``--cache`` resumes when the same command is given again.
 """
 
 from __future__ import annotations
@@ -10,18 +14,29 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import logging
+import signal
 import sys
+import threading
 from collections.abc import Sequence
 from pathlib import Path
+from types import FrameType
+from typing import NoReturn
 
-from nmthpo.commands import COMMAND_MODULES
+from nmthpo.commands import COMMAND_MODULES, command_name
+from nmthpo.commands.arguments import LIMITS, bounded, limit_help
 from nmthpo.commands.arguments import nonneg_float as _nonneg_float
-from nmthpo.commands.arguments import nonneg_int as _nonneg_int
-from nmthpo.commands.arguments import positive_int as _positive_int
+from nmthpo.commands.validate import UsageError, check, parse_settings, read_checked_sequences
+
+#: Exit status of a command stopped by SIGINT or SIGTERM (128 + SIGINT, as shells report it).
+INTERRUPTED = 130
 
 
-class UsageError(Exception):
-    """A user error: printed without a traceback, exit status 2."""
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line: ``nmthpo: error: ... (see --help)``."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"nmthpo: error: {message} (see `{self.prog} --help`)\n")
 
 
 # -- tasks ----------------------------------------------------------------------------------------
@@ -53,19 +68,6 @@ def _cmd_data(args: argparse.Namespace) -> int:
 
 
 # -- run ------------------------------------------------------------------------------------------
-def _parse_settings(pairs: Sequence[str]) -> dict[str, object]:
-    out: dict[str, object] = {}
-    for p in pairs:
-        if "=" not in p:
-            raise UsageError(f"--set expects KEY=VALUE, got {p!r}")
-        k, v = p.split("=", 1)
-        try:
-            out[k] = json.loads(v)
-        except json.JSONDecodeError:
-            out[k] = v
-    return out
-
-
 def _parse_sources(text: str | None, task: str) -> tuple[str, ...] | None:
     if text is None:
         return None
@@ -87,7 +89,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     res = run(
         args.method, args.task, trials=args.trials, seed=args.seed, objective=args.objective,
         n_init=args.n_init, budget=args.budget, stop=stop,
-        settings=_parse_settings(args.set), jobs=args.jobs, scheduler=args.scheduler,
+        settings=parse_settings(args.set), jobs=args.jobs, scheduler=args.scheduler,
         cache_dir=args.cache, progress=not args.quiet, sources=sources,
         n_source=args.n_source,
     )
@@ -100,10 +102,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
 # -- evaluate -------------------------------------------------------------------------------------
 def _cmd_evaluate(args: argparse.Namespace) -> int:
     from nmthpo.benchmark.tables import load_table
-    from nmthpo.engine.metrics import evaluate_sequences, read_sequences, summarise
+    from nmthpo.engine.metrics import evaluate_sequences, summarise
 
     table = load_table(args.task)
-    seqs = read_sequences(args.sequences)
+    seqs = read_checked_sequences(args.sequences, args.task)
     if args.objective == "pareto" and not table.pareto.any():
         raise UsageError(f"task {args.task} has no decoding time, so no Pareto objective")
     frame = evaluate_sequences(
@@ -115,8 +117,11 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
     if args.objective == "pareto":
         info.pop("ties")
         info.pop("tolerance")
+    # fixed-target metrics are undefined for a trial that never reaches the target
+    targets = ("ftb", "ftc") if args.objective == "bleu" else ("fto", "fta")
+    missed = {m: int(frame[m].isna().sum()) for m in targets}
     if args.json:
-        out = {"task": args.task, "sequences": len(seqs), **info,
+        out = {"task": args.task, "sequences": len(seqs), **info, "missed_target": missed,
                "metrics": {m: {"mean": float(stats.loc[m, "mean"]),
                                "std": float(stats.loc[m, "std"]),
                                "n": int(stats.loc[m, "n"])} for m in stats.index}}
@@ -127,12 +132,28 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
     for m in stats.index:
         print(f"{m:>4}: {stats.loc[m, 'mean']:.4g} ± {stats.loc[m, 'std']:.4g}"
               f"  (n={int(stats.loc[m, 'n'])})")
+    for m, k in missed.items():
+        if k:
+            hint = (f"; are these sequences of task {args.task}? (check --task)"
+                    if k == len(seqs) else "")
+            print(f"note: {k} of {len(seqs)} trials never reached the target of {m}; "
+                  f"they are left out of its statistics (n above){hint}")
     return 0
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of the ``nmthpo`` command."""
-    p = argparse.ArgumentParser(prog="nmthpo", description=__doc__.splitlines()[0])
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser of the ``nmthpo`` command.
+
+    ``command`` (the sub-command of this call, e.g. ``"score-spaces"``; ``""`` for none)
+    registers only that one of the chapter commands in full and the others by name and help;
+    ``None`` registers all of them.
+    Either way no numerical library is imported to build the ``--help`` of the command list.
+    """
+    limits = ", ".join(f"{k.replace('_', ' ')} <= {v:,}" for k, v in LIMITS.items()
+                       if k != "seed")
+    p = _Parser(prog="nmthpo", description=__doc__.splitlines()[0],
+                epilog=f"Size limits (they keep memory bounded): {limits}. Bad input exits "
+                "with status 2 and one line naming the problem; Ctrl-C/SIGTERM exit 130.")
     sub = p.add_subparsers(dest="command", required=True)
 
     t = sub.add_parser("tasks", help="list tasks with rows, best BLEU and Pareto size")
@@ -153,12 +174,14 @@ def build_parser() -> argparse.ArgumentParser:
                    "of your own optimiser (module on PYTHONPATH) or prefix:Name of an adapter "
                    "(e.g. optuna:TPESampler)")
     r.add_argument("--task", required=True)
-    r.add_argument("--trials", type=_positive_int, default=100)
-    r.add_argument("--seed", type=_nonneg_int, default=0)
-    r.add_argument("--budget", type=_positive_int, default=None,
-                   help="stop each trial after B evaluations (initial rows included)")
+    r.add_argument("--trials", type=bounded(1, LIMITS["trials"]), default=100,
+                   help=f"repeated trials ({limit_help('trials')}; default 100)")
+    r.add_argument("--seed", type=bounded(0, LIMITS["seed"]), default=0)
+    r.add_argument("--budget", type=bounded(1, LIMITS["budget"]), default=None,
+                   help="stop each trial after B evaluations (initial rows included; at most "
+                   "the table's rows)")
     r.add_argument("--objective", choices=["bleu", "pareto"], default="bleu")
-    r.add_argument("--n-init", type=_positive_int, default=3)
+    r.add_argument("--n-init", type=bounded(1, LIMITS["budget"]), default=3)
     r.add_argument("--no-stop", action="store_true",
                    help="do not stop at the oracle target (run to the budget or the whole table)")
     r.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
@@ -166,11 +189,14 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--sources", default=None, metavar="A,B,...",
                    help="source tasks of a transfer run ('all': every other task of the "
                    "family); transfer runs go to the budget (default 50) without oracle stop")
-    r.add_argument("--n-source", type=_positive_int, default=50,
+    r.add_argument("--n-source", type=bounded(1, LIMITS["budget"]), default=50,
                    help="sampled evaluations per source task (N_S; transfer runs)")
-    r.add_argument("--jobs", type=_positive_int, default=1)
-    r.add_argument("--scheduler", default=None, help="address of a Dask scheduler")
-    r.add_argument("--cache", default=None, help="cache directory (resume interrupted runs)")
+    r.add_argument("--jobs", type=bounded(1, LIMITS["jobs"]), default=1,
+                   help=f"worker processes ({limit_help('jobs')})")
+    r.add_argument("--scheduler", default=None, metavar="tcp://HOST:PORT",
+                   help="address of a Dask scheduler (checked to answer within 3 s)")
+    r.add_argument("--cache", default=None, help="cache directory: finished trials are kept "
+                   "there (SHA-256 checked) and an interrupted run resumes from them")
     r.add_argument("--quiet", action="store_true", help="no progress bar")
     r.add_argument("--out", required=True, help="output directory")
     r.set_defaults(func=_cmd_run)
@@ -180,24 +206,52 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--task", required=True)
     e.add_argument("--objective", choices=["bleu", "pareto"], default="bleu")
     e.add_argument("--ties", choices=["value", "first-id"], default="value")
-    e.add_argument("--n-init", type=_nonneg_int, default=3)
-    e.add_argument("--budget", type=_positive_int, default=None,
+    e.add_argument("--n-init", type=bounded(0, LIMITS["budget"]), default=3)
+    e.add_argument("--budget", type=bounded(1, LIMITS["budget"]), default=None,
                    help="fb budget (default 20) or fbp budget (default 50)")
-    e.add_argument("--tolerance", type=_nonneg_float, default=0.5)
+    e.add_argument("--tolerance", type=_nonneg_float, default=0.5,
+                   help="ftc's distance to the best BLEU (finite, >= 0)")
     e.add_argument("--json", action="store_true")
     e.set_defaults(func=_cmd_evaluate)
 
     for name in COMMAND_MODULES:
-        importlib.import_module(f"nmthpo.commands.{name}").register(sub)
+        mod = importlib.import_module(f"nmthpo.commands.{name}")
+        if command is None or command == command_name(name):
+            mod.register(sub)
+        else:  # by name only: its options (and their imports) are not needed for this call
+            sub.add_parser(command_name(name), help=mod.HELP, add_help=False)
     return p
+
+
+def _chosen(argv: Sequence[str]) -> str:
+    """The sub-command named in ``argv`` (its first word that is not an option), or ``""``."""
+    return next((a for a in argv if not a.startswith("-")), "")
+
+
+def _terminate(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt  # SIGTERM stops a command as Ctrl-C does
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the console script; returns the exit status."""
-    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(_chosen(argv))
     args = parser.parse_args(argv)
+    log = logging.getLogger("nmthpo")
+    # runner messages (resumed runs, damaged cache entries) go to stderr during this call
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("nmthpo: %(message)s"))
+    level = log.level
+    log.addHandler(handler)
+    log.setLevel(logging.INFO)
+    main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _terminate) if main_thread else None
     try:
+        check(args)
         return int(args.func(args))
+    except KeyboardInterrupt as exc:  # the runner's RunInterrupted says what was saved
+        print(str(exc) or "interrupted", file=sys.stderr)
+        return INTERRUPTED
     except (UsageError, ValueError, KeyError, IndexError, FileNotFoundError) as exc:
         msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
         print(f"nmthpo: error: {msg}", file=sys.stderr)
@@ -205,6 +259,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except RuntimeError as exc:  # DataError and friends
         print(f"nmthpo: error: {exc}", file=sys.stderr)
         return 2
+    finally:
+        if main_thread:
+            signal.signal(signal.SIGTERM, previous)
+        log.removeHandler(handler)
+        log.setLevel(level)
 
 
 if __name__ == "__main__":  # pragma: no cover

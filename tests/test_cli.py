@@ -58,10 +58,12 @@ def test_run_then_evaluate(capsys, tmp_path):
         (["run", "nope", "--task", "zh-en", "--out", "x"], "valid methods"),
         (["run", "rs", "--task", "xx", "--out", "x"], "valid tasks"),
         (["run", "rs", "--task", "zh-en", "--trials", "-3", "--out", "x"], "must be >= 1"),
-        (["run", "rs", "--task", "zh-en", "--budget", "500", "--out", "x"], "budget must be"),
+        (["run", "rs", "--task", "zh-en", "--budget", "500", "--out", "x"],
+         "--budget 500: must be between"),
         (["evaluate", EXAMPLE, "--task", "zh-en", "--tolerance", "-1"], "must be >= 0"),
-        (["evaluate", EXAMPLE, "--task", "zh-en", "--budget", "1000"], "budget must be between"),
-        (["evaluate", "/nonexistent.ss", "--task", "zh-en"], "No such file"),
+        (["evaluate", EXAMPLE, "--task", "zh-en", "--budget", "1000"],
+         "--budget 1000: must be between"),
+        (["evaluate", "/nonexistent.ss", "--task", "zh-en"], "no such file"),
     ],
 )
 def test_nonsense_is_exit_2_without_traceback(capsys, argv, needle):
@@ -85,3 +87,41 @@ def test_repeated_id_is_an_error(capsys, tmp_path):
 def test_data_verify(capsys):
     code, out, _ = run_cli(capsys, "data", "verify")
     assert code == 0 and "verified" in out
+
+
+def test_evaluate_says_how_many_trials_missed_the_target(capsys):
+    code, out, _ = run_cli(capsys, "evaluate", EXAMPLE, "--task", "sw-en")
+    assert code == 0
+    assert "note: 100 of 100 trials never reached the target of ftb" in out
+    assert "check --task" in out
+    code, out, _ = run_cli(capsys, "evaluate", EXAMPLE, "--task", "zh-en", "--json")
+    assert json.loads(out)["missed_target"] == {"ftb": 0, "ftc": 0}
+
+
+def test_every_file_the_cli_writes_follows_the_umask(tmp_path):
+    """Issue 12: outputs, caches and the data install get 0o666/0o777 & ~umask, not 0600."""
+    import os
+    import stat
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    mirror = os.environ.get("NMTHPO_MIRROR")
+    if not mirror:
+        pytest.skip("NMTHPO_MIRROR is not set")
+    root = Path(__file__).resolve().parents[1]
+    env = dict(os.environ, PYTHONPATH=str(root), NMTHPO_DATA=str(tmp_path / "data"),
+               NMTHPO_RESULTS=str(tmp_path / "usercache"))
+    calls = [["data", "fetch", "--mirror", mirror],
+             ["run", "rs", "--task", "ja-en", "--trials", "3", "--quiet", "--out",
+              str(tmp_path / "out"), "--cache", str(tmp_path / "cache")]]
+    for argv in calls:
+        proc = subprocess.run([sys.executable, "-m", "nmthpo.cli", *argv], env=env,
+                              capture_output=True, text=True, timeout=300,
+                              preexec_fn=lambda: os.umask(0o027))
+        assert proc.returncode == 0, proc.stderr
+    paths = [p for p in tmp_path.rglob("*")]
+    assert sum(p.is_file() for p in paths) > 30
+    for p in paths:
+        want = 0o750 if p.is_dir() else 0o640
+        assert stat.S_IMODE(p.stat().st_mode) == want, (p, oct(p.stat().st_mode))

@@ -12,6 +12,11 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+__all__ = ["HELP", "register"]
+
+HELP = ("rank runs of `nmthpo run` against the book's baselines (intervals, paired tests, "
+        "critical differences)")
+
 
 def _print_one(comp: Any) -> None:
     board = comp.leaderboard()
@@ -72,8 +77,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
 
 def register(subparsers: Any) -> None:
     """Add the ``compare`` subcommand to ``subparsers``."""
-    p = subparsers.add_parser("compare", help="rank runs of `nmthpo run` against the book's "
-                              "baselines (intervals, paired tests, critical differences)")
+    p = subparsers.add_parser("compare", help=HELP)
     p.add_argument("run_dirs", nargs="+", metavar="RUN_DIR",
                    help="directories written by `nmthpo run ... --out RUN_DIR`")
     p.add_argument("--task", required=True, help="the task to compare on, or 'all'")

@@ -17,34 +17,28 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-__all__ = ["format_study", "register", "run_command"]
+from nmthpo.commands.arguments import LIMITS, bounded, int_list, limit_help
 
+__all__ = ["HELP", "format_study", "register", "run_command"]
 
-def _sizes(text: str) -> list[int]:
-    try:
-        sizes = [int(tok) for tok in text.split(",") if tok.strip()]
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"expected comma-separated integers such as 5,10,15,20,25, got {text!r}"
-        ) from None
-    if not sizes:
-        raise argparse.ArgumentTypeError("give at least one initial population size")
-    return sizes
+HELP = "Ganapathy (2020) Tables 2-4: genetic algorithm vs random baseline"
 
 
 def register(subparsers: Any) -> None:
     """Add the ``ga-study`` subcommand to an ``argparse`` subparsers object."""
-    p = subparsers.add_parser(
-        "ga-study", help="Ganapathy (2020) Tables 2-4: genetic algorithm vs random baseline"
-    )
+    p = subparsers.add_parser("ga-study", help=HELP)
     p.add_argument("--task", default="ja-en")
     p.add_argument("--target", type=float, default=16.0,
                    help="stop once an individual with BLEU >= TARGET is in the population")
-    p.add_argument("--init-pop", type=_sizes, default=[5, 10, 15, 20, 25],
-                   help="initial population sizes, comma-separated (default 5,10,15,20,25)")
-    p.add_argument("--iterations", type=int, default=1000, help="iterations per trial")
-    p.add_argument("--trials", type=int, default=3)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--init-pop", type=int_list(1, LIMITS["population"], "5,10,15,20,25"),
+                   default=[5, 10, 15, 20, 25],
+                   help="initial population sizes, comma-separated (default 5,10,15,20,25; "
+                   "each at most the table's rows)")
+    p.add_argument("--iterations", type=bounded(1, LIMITS["iterations"]), default=1000,
+                   help=f"iterations per trial ({limit_help('iterations')}; default 1000)")
+    p.add_argument("--trials", type=bounded(1, LIMITS["trials"]), default=3,
+                   help=f"trials ({limit_help('trials')}; default 3)")
+    p.add_argument("--seed", type=bounded(0, LIMITS["seed"]), default=0)
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=run_command)
 
@@ -54,12 +48,6 @@ def run_command(args: argparse.Namespace) -> int:
     from nmthpo.studies.genetic import ga_study
 
     sizes = list(args.init_pop)
-    if any(m < 1 for m in sizes):
-        raise ValueError(f"initial population sizes must be positive, got {sizes}")
-    if args.iterations < 1 or args.trials < 1:
-        raise ValueError(
-            f"--iterations and --trials must be >= 1, got {args.iterations} and {args.trials}"
-        )
     study = ga_study(args.task, args.target, sizes, args.iterations, args.trials, args.seed)
     if args.json:
         print(study.to_json())

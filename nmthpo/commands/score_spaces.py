@@ -20,32 +20,29 @@ import json
 import math
 from typing import Any
 
-import pandas as pd
+from nmthpo.commands.arguments import LIMITS, bounded, int_list, limit_help
 
-from nmthpo.benchmark.subspaces import DEFAULT_SPEC
-from nmthpo.benchmark.tables import check_task
-from nmthpo.studies.space_scores import SCORES, check_budgets, faithfulness_table, table_experiment
+__all__ = ["HELP", "compute", "parse_budgets", "register", "run"]
 
-__all__ = ["compute", "parse_budgets", "register", "run"]
+HELP = "budget-conditional search-space scores (Ariafar et al. 2022) on a table"
+
+_BUDGETS = int_list(1, LIMITS["score_budget"], "1,2,5,10")
 
 
 def parse_budgets(text: str) -> list[int]:
-    """``"1,2,5"`` -> ``[1, 2, 5]``; a bad token or a budget < 1 raises ``ValueError``."""
-    out = []
-    for tok in text.split(","):
-        tok = tok.strip()
-        if not tok:
-            continue
-        try:
-            out.append(int(tok))
-        except ValueError:
-            raise ValueError(
-                f"cannot parse budget {tok!r} in --budgets {text!r}: expected comma-separated "
-                "integers such as 1,2,5,10"
-            ) from None
-    if not out:
-        raise ValueError(f"--budgets {text!r} lists no budget")
-    return [int(b) for b in check_budgets(out)]
+    """``"1,2,5"`` -> ``[1, 2, 5]``; a bad token, a budget < 1 or one above the documented
+    limit (:data:`nmthpo.commands.arguments.LIMITS` ``["score_budget"]``) raises
+    ``ValueError`` naming it."""
+    try:
+        return _BUDGETS(text)
+    except argparse.ArgumentTypeError as exc:
+        raise ValueError(f"--budgets: {exc}") from None
+
+
+def _budgets(text: str) -> str:
+    """argparse type of ``--budgets``: checked at parse time, kept as text for :func:`compute`."""
+    _BUDGETS(text)
+    return text
 
 
 def _clean(v: Any) -> Any:
@@ -56,6 +53,9 @@ def _clean(v: Any) -> Any:
 
 def compute(args: argparse.Namespace) -> dict[str, Any]:
     """Run the scoring for parsed arguments; return the JSON-ready result."""
+    from nmthpo.benchmark.tables import check_task
+    from nmthpo.studies.space_scores import SCORES, faithfulness_table, table_experiment
+
     check_task(args.task)
     budgets = parse_budgets(args.budgets)
     if args.seed < 0:
@@ -97,6 +97,8 @@ def compute(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _format(res: dict[str, Any]) -> str:
+    import pandas as pd
+
     budgets = res["budgets"]
     lines = [
         f"score-spaces: task {res['task']}, {len(res['spaces'])} spaces, seed data "
@@ -133,17 +135,24 @@ def register(subparsers: Any) -> None:
     """Add the ``score-spaces`` subcommand to ``subparsers``."""
     p = subparsers.add_parser(
         "score-spaces",
-        help="budget-conditional search-space scores (Ariafar et al. 2022) on a table",
+        help=HELP,
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--task", required=True)
     p.add_argument("--spaces", default="default",
-                   help=f"candidate spaces, SPEC syntax (default 'default' = {DEFAULT_SPEC}); "
+                   help="candidate spaces, SPEC syntax (default 'default': "
+                        "nmthpo.benchmark.subspaces.DEFAULT_SPEC, the full space, each "
+                        "single-value space and random sub-grids); "
                         "e.g. 'layers=2;embed<=512;bpe=10k|30k,full', '@file', 'random:100'")
-    p.add_argument("--seed-size", type=int, default=20, help="random seed rows for the GP")
-    p.add_argument("--budgets", default="1,2,5,10,20,50")
-    p.add_argument("--score", choices=list(SCORES), default="mean-b-ei")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed-size", type=bounded(1, LIMITS["population"]), default=20,
+                   help="random seed rows for the GP (at most the table's rows)")
+    p.add_argument("--budgets", type=_budgets, default="1,2,5,10,20,50",
+                   help="comma-separated budgets (each at most "
+                   f"{LIMITS['score_budget']:,}; default 1,2,5,10,20,50)")
+    p.add_argument("--score", default="mean-b-ei",
+                   help="mean-b-ei (default) or another of nmthpo.models.space_scores.SCORES")
+    p.add_argument("--seed", type=bounded(0, LIMITS["seed"]), default=0,
+                   help=f"random seed ({limit_help('seed')})")
     p.add_argument("--json", action="store_true", help="print JSON instead of tables")
     p.set_defaults(func=run)

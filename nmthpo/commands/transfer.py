@@ -12,8 +12,11 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from nmthpo.commands.arguments import nonneg_int as _nonneg_int
-from nmthpo.commands.arguments import positive_int as _positive_int
+from nmthpo.commands.arguments import LIMITS, bounded, limit_help
+
+__all__ = ["HELP", "register"]
+
+HELP = "transfer-learning HPO (TransBO and baselines)"
 
 
 def _cmd_transfer(args: argparse.Namespace) -> int:
@@ -38,20 +41,23 @@ def _cmd_transfer(args: argparse.Namespace) -> int:
 
 def register(subparsers: Any) -> None:
     """Add the ``transfer`` subcommand to ``subparsers``."""
-    p = subparsers.add_parser("transfer", help="transfer-learning HPO (TransBO and baselines)")
+    p = subparsers.add_parser("transfer", help=HELP)
     p.add_argument("method", help="transbo, rs, igp, scot, sgpr, pogpe, tst, tstm, rgpe, an "
                    "ablation (transbo-ms, pogpe-ms, tst-ms, rgpe-ms), or module:Class of a "
                    "transfer optimiser")
     p.add_argument("--target", required=True)
     p.add_argument("--sources", default=None,
                    help="comma-separated source tasks (default: all other tasks of the family)")
-    p.add_argument("--n-source", type=_positive_int, default=50,
-                   help="sampled evaluations per source task (N_S)")
-    p.add_argument("--trials", type=_positive_int, default=50,
-                   help="target evaluations per repetition, initial rows included (N_T)")
-    p.add_argument("--repeats", type=_positive_int, default=30)
-    p.add_argument("--seed", type=_nonneg_int, default=0)
-    p.add_argument("--jobs", type=_positive_int, default=1)
+    p.add_argument("--n-source", type=bounded(1, LIMITS["budget"]), default=50,
+                   help="sampled evaluations per source task (N_S; at most its rows)")
+    p.add_argument("--trials", type=bounded(1, LIMITS["budget"]), default=50,
+                   help="target evaluations per repetition, initial rows included (N_T; at "
+                   "most the target's rows)")
+    p.add_argument("--repeats", type=bounded(1, LIMITS["trials"]), default=30,
+                   help=f"repetitions ({limit_help('trials')}; default 30)")
+    p.add_argument("--seed", type=bounded(0, LIMITS["seed"]), default=0)
+    p.add_argument("--jobs", type=bounded(1, LIMITS["jobs"]), default=1,
+                   help=f"worker processes ({limit_help('jobs')})")
     p.add_argument("--cache", default=None, help="cache directory (resume interrupted runs)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--out", required=True, help="output directory")

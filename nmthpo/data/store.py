@@ -222,8 +222,9 @@ def verify(dest: Path | None = None) -> None:
     Raises
     ------
     DataError
-        On the first problem: data not installed, a file missing, or a SHA-256 mismatch
-        ("SHA-256 mismatch: expected X, got Y"); the message names the file and the fix.
+        If the data is not installed, or listing every file that is missing or has a wrong
+        SHA-256 ("SHA-256 mismatch: expected X, got Y"); each line names the file and the
+        fix.
 
     Notes
     -----
@@ -231,12 +232,22 @@ def verify(dest: Path | None = None) -> None:
     that cache.
     """
     root = _resolve_dest(dest)
-    if not root.is_dir():
+    entries = manifest()
+    if not root.is_dir() or not any((root / rel).exists() for rel in entries):
         raise DataError(f"{root}: the NMTHPO data is not installed there; {_FIX}")
-    for rel, expected in manifest().items():
+    problems = []
+    for rel, expected in entries.items():
         path = root / rel
         _VERIFIED.pop(str(path), None)
-        _check_file(path, rel, expected)
+        try:
+            _check_file(path, rel, expected)
+        except DataError as exc:
+            problems.append(str(exc))
+    if len(problems) == 1:
+        raise DataError(problems[0])
+    if problems:
+        raise DataError(f"{len(problems)} of {len(entries)} data files failed the check:\n  "
+                        + "\n  ".join(problems))
 
 
 def installed_path(relpath: str) -> Path:
@@ -491,7 +502,9 @@ def fetch(
                 + "\nFetch from a trustworthy source: `nmthpo data fetch` or "
                 "`nmthpo data fetch --mirror DIR`"
             )
-        staging.chmod(0o755)  # mkdtemp creates 0700; the install should be world-readable
+        mask = os.umask(0)
+        os.umask(mask)
+        staging.chmod(0o777 & ~mask)  # mkdtemp creates 0700; follow the umask as mkdir does
         (staging / "SHA256SUMS").write_text(
             "".join(f"{sha}  {rel}\n" for rel, sha in entries.items()), encoding="utf-8"
         )

@@ -17,6 +17,14 @@ Two places hold caches:
 
 :func:`cache_for` picks the directory of one experiment: the book's when it is writable by
 this process's role or already holds the file, else the user cache's.
+
+Integrity: an artefact written with :func:`write_checked` gets a JSON sidecar (same stem,
+``.json``) recording what determines it and the SHA-256 and size of its bytes
+(:data:`CHECKSUM_FIELD`). :func:`artefact_problem` names what is wrong with an artefact before
+it is reused -- no sidecar (stale: written before checksums, or the write was interrupted), a
+sidecar for another spec (foreign), a checksum mismatch (damaged: flipped bytes, truncation);
+:func:`move_aside` renames a bad artefact and its sidecar to ``NAME.bad-N`` (never deletes
+it: a cache directory may be user-owned), so the caller recomputes it.
 """
 
 from __future__ import annotations
@@ -32,13 +40,19 @@ from pathlib import Path
 from typing import Any
 
 __all__ = [
+    "CHECKSUM_FIELD",
     "WRITE_RESULTS_ENV",
+    "artefact_problem",
     "atomic_write",
     "cache_for",
     "key",
     "machine_fingerprint",
+    "move_aside",
     "results_dir",
+    "sha256_file",
+    "sidecar_path",
     "user_cache_dir",
+    "write_checked",
     "write_text",
 ]
 
@@ -87,6 +101,103 @@ def atomic_write(path: str | Path, write: Callable[[Path], object]) -> None:
 def write_text(path: str | Path, text: str) -> None:
     """Write ``text`` (UTF-8) to ``path`` atomically."""
     atomic_write(path, lambda p: p.write_text(text, encoding="utf-8"))
+
+
+#: Sidecar entry holding an artefact's checksum: ``{"sha256": hex digest, "bytes": size}``.
+CHECKSUM_FIELD = "checksum"
+
+
+def sha256_file(path: str | Path) -> str:
+    """The SHA-256 hex digest of a file's bytes (read in 1 MiB chunks)."""
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def sidecar_path(path: str | Path) -> Path:
+    """The JSON sidecar of an artefact: the same name with suffix ``.json``."""
+    return Path(path).with_suffix(".json")
+
+
+def write_checked(path: str | Path, write: Callable[[Path], object],
+                  record: Mapping[str, Any]) -> None:
+    """Write an artefact atomically, then its sidecar: ``record`` plus its checksum.
+
+    The sidecar is written last, so an artefact without one was not completely written (or
+    predates checksums); :func:`artefact_problem` treats both as not reusable.
+    """
+    path = Path(path)
+    atomic_write(path, write)
+    check = {"sha256": sha256_file(path), "bytes": path.stat().st_size}
+    write_text(sidecar_path(path), json.dumps({**record, CHECKSUM_FIELD: check}, indent=2,
+                                              sort_keys=True, default=str))
+
+
+def artefact_problem(path: str | Path, expected: Mapping[str, Any],
+                     require_checksum: bool = True) -> str | None:
+    """What is wrong with the artefact ``path`` for reuse, or ``None`` if it may be reused.
+
+    ``expected`` are sidecar entries that must match (e.g. the spec's fields): a mismatch
+    means the file belongs to another spec. ``require_checksum=False`` accepts a missing
+    sidecar or one without a checksum (caches written before checksums existed, e.g. the
+    book's committed ``results/``; the caller must then validate the content).
+    """
+    path = Path(path)
+    side = sidecar_path(path)
+    if not side.exists():
+        if not require_checksum:
+            return None
+        return f"it has no sidecar {side.name} recording its spec and checksum (stale or " \
+               "incompletely written)"
+    try:
+        record = json.loads(side.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        return f"its sidecar {side.name} is unreadable ({exc})"
+    if not isinstance(record, dict):
+        return f"its sidecar {side.name} is not a JSON object"
+    norm = json.loads(json.dumps(dict(expected), sort_keys=True, default=str))
+    wrong = sorted(k for k, v in norm.items() if record.get(k) != v)
+    if wrong:
+        return f"its sidecar records another spec (differs in {', '.join(wrong)}: foreign or " \
+               "stale)"
+    check = record.get(CHECKSUM_FIELD)
+    if check is None:
+        return "its sidecar records no checksum" if require_checksum else None
+    if not isinstance(check, dict) or "sha256" not in check:
+        return f"its sidecar's {CHECKSUM_FIELD} entry is malformed"
+    size = path.stat().st_size
+    if check.get("bytes") is not None and check["bytes"] != size:
+        return f"it has {size} bytes, its sidecar records {check['bytes']} (truncated or " \
+               "altered)"
+    got = sha256_file(path)
+    if got != check["sha256"]:
+        return f"SHA-256 mismatch: expected {check['sha256'][:16]}..., got {got[:16]}... " \
+               "(damaged or altered)"
+    return None
+
+
+def move_aside(path: str | Path, into: str | Path | None = None) -> Path:
+    """Rename a bad artefact (and its sidecar) to ``NAME.bad-N``, the first free ``N``.
+
+    ``into`` is the directory to move them to (default: where they are; give another when
+    that directory is removed later). Nothing is deleted: the files stay for inspection,
+    under names no cache reader matches. Returns the artefact's new path.
+    """
+    path = Path(path)
+    side = sidecar_path(path)
+    where = Path(into) if into is not None else path.parent
+    where.mkdir(parents=True, exist_ok=True)
+    n = 1
+    while (where / f"{path.name}.bad-{n}").exists() or (where / f"{side.name}.bad-{n}").exists():
+        n += 1
+    dest = where / f"{path.name}.bad-{n}"
+    if path.exists():
+        os.replace(path, dest)
+    if side.exists() and side != path:
+        os.replace(side, where / f"{side.name}.bad-{n}")
+    return dest
 
 
 def results_dir() -> Path:

@@ -24,13 +24,13 @@ population standard deviation (``ddof=0``), as numpy's default and upstream's sc
 
 from __future__ import annotations
 
-import os
-import tempfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+
+from nmthpo.engine.cache import write_text
 
 __all__ = [
     "OBJECTIVES",
@@ -108,18 +108,9 @@ def read_sequences(path: str | Path) -> list[list[int]]:
 
 
 def write_sequences(path: str | Path, sequences: Iterable[Sequence[int]]) -> None:
-    """Write sequences in upstream's plain format, atomically (temp file, then rename)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            for seq in sequences:
-                fh.write(" ".join(str(int(r)) for r in seq) + "\n")
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    """Write sequences in upstream's plain format, atomically, with the umask's permissions
+    (:func:`nmthpo.engine.cache.write_text`)."""
+    write_text(path, "".join(" ".join(str(int(r)) for r in seq) + "\n" for seq in sequences))
 
 
 # -- single-trial metrics -----------------------------------------------------------------------

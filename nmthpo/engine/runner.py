@@ -40,14 +40,33 @@ finished one is read back, never recomputed. Asking for more trials than cached 
 the missing ones. Keys: the SHA-256 of the spec's JSON (:func:`nmthpo.engine.cache.key`); a
 single-task spec hashes the fields of the original ``RunSpec``, a transfer spec those of the
 original ``TransferSpec``, so every cached file keeps its name.
+
+Integrity (:func:`nmthpo.engine.cache.write_checked`): every partial trial and every finished
+run has a sidecar with its spec and the SHA-256 of its bytes. Before reuse, a cached file is
+checked against its sidecar and its rows against the table (ids in the table, none repeated
+within a trial, BLEU equal to the table's); a damaged, foreign or stale file is named in a
+warning, moved aside (:func:`nmthpo.engine.cache.move_aside`: a finished run to
+``NAME.bad-N`` beside it, a partial trial to ``damaged/<stem>/``; never deleted) and recomputed.
+A trial's result is validated the same way before it is written. Finished runs written before
+checksums existed (the book's committed caches, some without any sidecar) are accepted when
+their rows validate.
+
+Interrupts: SIGINT (and SIGTERM, which the CLI turns into one) during :func:`run_specs` stops
+the workers (joblib's processes are killed, a Dask client is closed, which cancels its tasks)
+and raises :class:`RunInterrupted`, whose message says how many trials are saved in the cache
+and how to resume; a resumed run logs how many trials it found.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import re
 import shutil
+import signal
+import zipfile
 from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -57,7 +76,15 @@ import pandas as pd
 
 from nmthpo.benchmark.metafeatures import transfer_metafeatures
 from nmthpo.benchmark.tables import NMTHPO_TASKS, NMTLC_TASKS, TASKS, check_task, load_table
-from nmthpo.engine.cache import atomic_write, key, machine_fingerprint, write_text
+from nmthpo.engine.cache import (
+    artefact_problem,
+    atomic_write,
+    key,
+    machine_fingerprint,
+    move_aside,
+    write_checked,
+    write_text,
+)
 from nmthpo.engine.loop import (
     OptimizerAsks,
     Recorder,
@@ -66,12 +93,12 @@ from nmthpo.engine.loop import (
     TransferWeights,
     ask_tell,
 )
-from nmthpo.engine.metrics import write_sequences
+from nmthpo.engine.metrics import validate_sequence, write_sequences
 from nmthpo.optimizers.registry import MethodSpec, build, resolve
-from nmthpo.optimizers.transfer.sources import check_sources, source_tasks, task_family
 
 __all__ = [
     "CACHE_VERSION",
+    "RunInterrupted",
     "RunResult",
     "RunSpec",
     "TransferResult",
@@ -93,6 +120,8 @@ __all__ = [
 
 #: Bump when a change to the runner would change results, to invalidate old caches.
 CACHE_VERSION = 1
+#: Messages about the cache (resumed runs, damaged files moved aside); the CLI prints them.
+log = logging.getLogger("nmthpo.runner")
 #: ``N_T`` of a transfer run when no budget is given (Li et al. 2022, Section 5.1).
 TRANSFER_BUDGET = 50
 #: Fields whose default differs between a transfer run and a single-task run.
@@ -241,6 +270,8 @@ class RunSpec:
             return self
         if not m.accepts_sources():
             raise ValueError(f"method {self.method!r} does not use source tasks; drop sources=")
+        from nmthpo.optimizers.transfer.sources import check_sources  # GPs: transfer only
+
         check_sources(self.task, self.sources)
         if m.needs_sources and not self.sources:
             raise ValueError(f"method {self.method!r} needs at least one source task")
@@ -261,9 +292,10 @@ class RunSpec:
 
     @classmethod
     def from_json(cls, text: str) -> RunSpec:
-        """Inverse of :meth:`to_json` (a sidecar's ``machine`` entry is ignored)."""
+        """Inverse of :meth:`to_json` (a sidecar's ``machine`` and ``checksum`` are ignored)."""
         d = json.loads(text)
         d.pop("machine", None)
+        d.pop("checksum", None)
         if "target" in d:
             d["task"] = d.pop("target")
             d["sources"] = tuple(d["sources"])
@@ -290,6 +322,8 @@ def transfer_spec(method: str, target: str, sources: Sequence[str], n_source: in
 def default_sources(target: str) -> tuple[str, ...]:
     """Leave one out: every other task of the target's family (the static setting)."""
     check_task(target)
+    from nmthpo.optimizers.transfer.sources import task_family
+
     family = NMTHPO_TASKS if task_family(target) == "nmthpo" else NMTLC_TASKS
     return tuple(t for t in family if t != target)
 
@@ -359,6 +393,8 @@ def trial_optimizer(spec: RunSpec, trial: int) -> tuple[Any, list[Recorder]]:
     context = None
     if spec.sources is not None:
         # methods that ignore the sources (rs, igp) do not pay for fitting them
+        from nmthpo.optimizers.transfer.sources import source_tasks  # SciPy: transfer only
+
         srcs = source_tasks(spec.sources, spec.n_source, spec.seed, trial, spec.kernel) \
             if m.needs_sources else []
         context = {"sources": srcs, "kernel": spec.kernel, "target_task": spec.task,
@@ -402,12 +438,109 @@ def _write_parquet(frame: pd.DataFrame, path: Path) -> None:
     atomic_write(path, lambda p: frame.to_parquet(p, index=False))
 
 
-def _write_npz(path: Path, arrays: Mapping[str, np.ndarray]) -> None:
+def _write_npz(path: Path, arrays: Mapping[str, np.ndarray],
+               record: Mapping[str, Any] | None = None) -> None:
     def write(p: Path) -> None:
         with open(p, "wb") as fh:
             np.savez(fh, **dict(arrays))  # type: ignore[arg-type]
 
-    atomic_write(path, write)
+    if record is None:
+        atomic_write(path, write)
+    else:
+        write_checked(path, write, record)
+
+
+def _rows_problem(spec: RunSpec, rows: np.ndarray) -> str | None:
+    """Why ``rows`` cannot be one trial of ``spec`` (ids outside the table, a repeated id,
+    more evaluations than the budget), or ``None``.
+
+    Repeats are a protocol error on the lookup tables (each row is evaluated at most once);
+    on the learning-curve tasks (:data:`NMTLC_TASKS`) a multi-fidelity method may revisit a
+    configuration, so only the ids are checked there.
+    """
+    n = load_table(spec.task).n_rows
+    try:
+        if spec.task in NMTLC_TASKS:
+            validate_sequence(np.unique(rows), n)
+        else:
+            validate_sequence(rows, n)
+    except ValueError as exc:
+        return str(exc)
+    if spec.budget is not None and rows.size > spec.budget:
+        return f"{rows.size} evaluations, more than the budget of {spec.budget}"
+    return None
+
+
+def _frame_problem(spec: RunSpec, frame: pd.DataFrame) -> str | None:
+    """Why a cached run's frame cannot be ``spec``'s (missing columns, invalid rows, BLEU that
+    is not the table's), or ``None``."""
+    col = spec.trial_column
+    if not {col, "step", "row", "bleu"} <= set(frame.columns):
+        return f"columns {sorted(frame.columns)} lack {col}, step, row or bleu"
+    bleu = load_table(spec.task).bleu
+    for t, g in frame.groupby(col, sort=True):
+        rows = g["row"].to_numpy()
+        why = _rows_problem(spec, rows)
+        if why is None and not np.array_equal(g["step"].to_numpy(), np.arange(1, rows.size + 1)):
+            why = "steps are not 1, 2, ..."
+        if why is None and not np.array_equal(g["bleu"].to_numpy(), bleu[rows]):
+            why = "BLEU values differ from the table's"
+        if why is not None:
+            return f"{col} {t}: {why}"
+    return None
+
+
+def _set_aside(path: Path, why: str, into: Path | None = None) -> None:
+    """Warn that a cached file is bad, and move it (and its sidecar) aside (``into``)."""
+    try:
+        dest = move_aside(path, into)
+        where = f"moved to {dest}"
+    except OSError as exc:  # a read-only cache: leave it, but never reuse it
+        where = f"could not be moved aside ({exc})"
+    log.warning("cached %s is not reused: %s; %s, recomputing it", path, why, where)
+
+
+def _read_final(spec: RunSpec, path: Path) -> dict[int, pd.DataFrame]:
+    """The trials of a finished cached run, or ``{}`` (set aside) if it fails a check."""
+    if not path.exists():
+        return {}
+    why = artefact_problem(path, spec.payload(), require_checksum=False)
+    frame = None
+    if why is None:
+        try:
+            frame = pd.read_parquet(path)
+        except Exception as exc:  # pyarrow raises several types for a damaged file
+            why = f"unreadable Parquet ({type(exc).__name__}: {exc})"
+    if why is None and frame is not None:
+        why = _frame_problem(spec, frame)
+    if why is not None or frame is None:
+        _set_aside(path, why or "unreadable")
+        return {}
+    return {int(t): g.reset_index(drop=True)  # type: ignore[call-overload]
+            for t, g in frame.groupby(spec.trial_column, sort=True)}
+
+
+def _partial_record(spec: RunSpec, trial: int) -> dict[str, Any]:
+    return {"stem": spec.stem(), "trial": trial}
+
+
+def _read_partial(spec: RunSpec, f: Path) -> tuple[int, pd.DataFrame] | None:
+    """One finished trial of an interrupted run, or ``None`` (set aside) if it fails a check."""
+    t = int(f.stem.split("-")[1])
+    why = artefact_problem(f, _partial_record(spec, t))
+    res = None
+    if why is None:
+        try:
+            with np.load(f) as z:
+                res = {k: z[k] for k in z.files}
+        except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
+            why = f"unreadable .npz ({type(exc).__name__}: {exc})"
+    if why is None and res is not None:
+        why = _rows_problem(spec, np.asarray(res.get("row", np.array([-1]))))
+    if why is not None or res is None:  # out of partial/, which is removed when done
+        _set_aside(f, why or "unreadable", f.parents[2] / "damaged" / spec.stem())
+        return None
+    return t, _tidy(spec, t, res)
 
 
 @dataclass
@@ -493,15 +626,52 @@ def _prepare(spec: RunSpec, parallel: bool) -> RunSpec:
     return spec
 
 
-def _sidecar(cache: Path, spec: RunSpec, had_cached: bool) -> None:
-    """Write the spec and the machine fingerprint beside the run (``mixed`` if the trials
-    were computed on machines with different fingerprints)."""
-    side = cache / f"{spec.stem()}.json"
+def _write_run(cache: Path, spec: RunSpec, frame: pd.DataFrame, had_cached: bool) -> None:
+    """Write a finished run and its sidecar: the spec, the machine fingerprint (``mixed`` if
+    the trials were computed on machines with different fingerprints) and the checksum."""
+    path = cache / f"{spec.stem()}.parquet"
     machine = machine_fingerprint()
-    if had_cached and run_machine(cache / f"{spec.stem()}.parquet") != machine:
+    if had_cached and run_machine(path) != machine:
         machine = "mixed"
-    write_text(side, json.dumps({**spec.payload(), "machine": machine}, indent=2,
-                                sort_keys=True, default=str))
+    write_checked(path, lambda p: frame.to_parquet(p, index=False),
+                  {**spec.payload(), "machine": machine})
+
+
+class RunInterrupted(KeyboardInterrupt):
+    """A run stopped by SIGINT/SIGTERM; the message says what was saved and how to resume."""
+
+    def __init__(self, saved: int, total: int, cache: Path | None) -> None:
+        where = (f"saved in {cache}; rerun the same command to resume" if cache is not None
+                 else "kept (no cache directory; pass --cache DIR / cache_dir= to make a run "
+                 "resumable)")
+        if cache is None:
+            saved = 0
+        super().__init__(f"interrupted: {saved} of {total} trials {where}")
+        self.saved, self.total, self.cache = saved, total, cache
+
+
+@contextmanager
+def _uninterrupted() -> Iterator[None]:
+    """Hold SIGINT/SIGTERM until the block ends (a trial's file, its sidecar and the count of
+    saved trials are written together); POSIX, this thread only."""
+    if not hasattr(signal, "pthread_sigmask"):  # pragma: no cover - Windows
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+def _stop_workers() -> None:
+    """Kill joblib's reusable worker processes (an interrupted run leaves none behind)."""
+    try:
+        from joblib.externals.loky import get_reusable_executor
+
+        get_reusable_executor().shutdown(wait=True, kill_workers=True)
+    except Exception:  # pragma: no cover - no executor was started
+        pass
 
 
 def run_specs(
@@ -532,29 +702,47 @@ def run_specs(
         col, got = s.trial_column, frames[s.stem()]
         final, partial = cache / f"{s.stem()}.parquet", cache / "partial" / s.stem()
         if final.exists():
-            had_cached.add(s.stem())
-            for t, g in pd.read_parquet(final).groupby(col, sort=True):
-                got[int(t)] = g.reset_index(drop=True)  # type: ignore[arg-type]
+            got.update(_read_final(s, final))
+            if got:
+                had_cached.add(s.stem())
         if partial.exists():
             for f in sorted(partial.glob(f"{'rep' if s.is_transfer else 'trial'}-*.npz")):
-                t = int(f.stem.split("-")[1])
-                if t not in got:
-                    with np.load(f) as z:
-                        got[t] = _tidy(s, t, {k: z[k] for k in z.files})
+                if int(f.stem.split("-")[1]) not in got:
+                    item = _read_partial(s, f)
+                    if item is not None:
+                        got[item[0]] = item[1]
     unique = list({s.stem(): s for s in specs}.values())
     todo = [(s, t) for s in unique for t in range(repeats) if t not in frames[s.stem()]]
+    total = repeats * len(unique)
+    found = total - len(todo)
+    if found and cache is not None:
+        log.info("found %d of %d trials in %s%s", found, total, cache,
+                 "; computing the rest" if todo else "")
     if todo:
         from tqdm.auto import tqdm
 
         desc = f"{specs[0].method} {specs[0].task}" if len(unique) == 1 else "runs"
         bar = tqdm(total=len(todo), desc=desc, disable=not progress, leave=False)
+        saved = found
         try:
             for s, t, res in _execute(todo, jobs, scheduler):
+                why = _rows_problem(s, np.asarray(res["row"]))
+                if why is not None:
+                    raise RuntimeError(f"internal error: trial {t} of {s.method} on {s.task} "
+                                       f"broke the protocol ({why}); nothing was written")
                 if cache is not None:
                     prefix = "rep" if s.is_transfer else "trial"
-                    _write_npz(cache / "partial" / s.stem() / f"{prefix}-{t:05d}.npz", res)
+                    with _uninterrupted():
+                        _write_npz(cache / "partial" / s.stem() / f"{prefix}-{t:05d}.npz",
+                                   res, _partial_record(s, t))
+                        saved += 1
                 frames[s.stem()][t] = _tidy(s, t, res)
                 bar.update()
+        except KeyboardInterrupt:
+            bar.close()
+            if jobs > 1 and scheduler is None:
+                _stop_workers()
+            raise RunInterrupted(saved, total, cache) from None
         finally:
             bar.close()
     done = {s.stem() for s, _ in todo}
@@ -564,8 +752,7 @@ def run_specs(
         frame = pd.concat([got[t] for t in sorted(got)], ignore_index=True)
         if cache is not None and (s.stem() in done
                                   or not (cache / f"{s.stem()}.parquet").exists()):
-            _sidecar(cache, s, s.stem() in had_cached)
-            _write_parquet(frame, cache / f"{s.stem()}.parquet")
+            _write_run(cache, s, frame, s.stem() in had_cached)
             shutil.rmtree(cache / "partial" / s.stem(), ignore_errors=True)
             try:
                 (cache / "partial").rmdir()
@@ -742,7 +929,7 @@ def cached_runs(cache_dir: str | Path) -> Iterator[tuple[RunSpec, Path]]:
         # other caches (e.g. a chapter's own tables) may share the directory: only run specs
         if not isinstance(payload, dict):
             continue
-        names = set(payload) - {"machine"}
+        names = set(payload) - {"machine", "checksum"}
         if names == kinds[0] or kinds[1] <= names <= kinds[1] | set(_TRANSFER_DEFAULTS):
             yield RunSpec.from_json(js.read_text()), pq
 

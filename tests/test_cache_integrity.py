@@ -1,0 +1,203 @@
+"""Damaged, foreign or stale cache entries are named, moved aside and recomputed (issue 12)."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import stat
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from nmthpo.engine.cache import CHECKSUM_FIELD, artefact_problem, sha256_file, sidecar_path
+from nmthpo.engine.runner import RunSpec, _partial_record, _write_npz, run, run_trial
+
+TRIALS = 4
+KW = dict(trials=TRIALS, seed=2, progress=False)
+
+
+def _run(cache: Path) -> pd.DataFrame:
+    return run("rs", "ja-en", cache_dir=cache, **KW).frame
+
+
+@pytest.fixture
+def fresh() -> pd.DataFrame:
+    return run("rs", "ja-en", **KW).frame
+
+
+def _final(cache: Path) -> Path:
+    (pq,) = cache.glob("*.parquet")
+    return pq
+
+
+def _moved(cache: Path) -> list[str]:
+    return sorted(p.name for p in cache.rglob("*.bad-*"))
+
+
+def _reseal(path: Path) -> None:
+    """Rewrite the sidecar's checksum so that it matches the (altered) file."""
+    side = sidecar_path(path)
+    rec = json.loads(side.read_text())
+    rec[CHECKSUM_FIELD] = {"sha256": sha256_file(path), "bytes": path.stat().st_size}
+    side.write_text(json.dumps(rec))
+
+
+def test_finished_run_has_checksummed_sidecar(tmp_path: Path) -> None:
+    _run(tmp_path)
+    pq = _final(tmp_path)
+    rec = json.loads(sidecar_path(pq).read_text())
+    assert rec[CHECKSUM_FIELD]["sha256"] == sha256_file(pq)
+    assert artefact_problem(pq, RunSpec("rs", "ja-en", seed=2).payload()) is None
+    assert "another spec" in artefact_problem(pq, RunSpec("rs", "ja-en", seed=3).payload())
+
+
+def test_flipped_bytes_are_never_reused(tmp_path: Path, fresh: pd.DataFrame,
+                                        caplog: pytest.LogCaptureFixture) -> None:
+    _run(tmp_path)
+    pq = _final(tmp_path)
+    blob = bytearray(pq.read_bytes())
+    blob[len(blob) // 2] ^= 0xFF
+    pq.write_bytes(bytes(blob))
+    with caplog.at_level(logging.WARNING, logger="nmthpo"):
+        again = _run(tmp_path)
+    assert "SHA-256 mismatch" in caplog.text and pq.name in caplog.text
+    pd.testing.assert_frame_equal(again, fresh)
+    assert _moved(tmp_path) == sorted([f"{pq.name}.bad-1", f"{sidecar_path(pq).name}.bad-1"])
+    assert artefact_problem(pq, RunSpec("rs", "ja-en", seed=2).payload()) is None
+
+
+def test_valid_file_with_a_wrong_row_is_never_reused(tmp_path: Path, fresh: pd.DataFrame,
+                                                     caplog: pytest.LogCaptureFixture) -> None:
+    _run(tmp_path)
+    pq = _final(tmp_path)
+    frame = pd.read_parquet(pq)
+    frame.loc[5, "row"] = 99999  # the issue's tampered row, with a matching checksum
+    frame.to_parquet(pq, index=False)
+    _reseal(pq)
+    with caplog.at_level(logging.WARNING, logger="nmthpo"):
+        again = _run(tmp_path)
+    assert "row id 99999 is outside the table" in caplog.text
+    pd.testing.assert_frame_equal(again, fresh)
+    assert 99999 not in again["row"].to_numpy()
+
+
+def test_repeated_row_and_wrong_bleu_are_never_reused(tmp_path: Path,
+                                                      fresh: pd.DataFrame) -> None:
+    for change in ("repeat", "bleu"):
+        cache = tmp_path / change
+        _run(cache)
+        pq = _final(cache)
+        frame = pd.read_parquet(pq)
+        if change == "repeat":
+            frame.loc[1, "row"] = frame.loc[0, "row"]
+            frame.loc[1, "bleu"] = frame.loc[0, "bleu"]
+        else:
+            frame.loc[2, "bleu"] += 1.0
+        frame.to_parquet(pq, index=False)
+        _reseal(pq)
+        pd.testing.assert_frame_equal(_run(cache), fresh)
+        assert len(_moved(cache)) == 2
+
+
+def test_legacy_sidecar_without_checksum_is_validated(tmp_path: Path,
+                                                      fresh: pd.DataFrame) -> None:
+    """Runs cached before checksums (the book's results/) are reused only if their rows
+    validate."""
+    _run(tmp_path)
+    pq = _final(tmp_path)
+    side = sidecar_path(pq)
+    rec = json.loads(side.read_text())
+    rec.pop(CHECKSUM_FIELD)
+    side.write_text(json.dumps(rec))
+    stamp = pq.stat().st_mtime_ns
+    pd.testing.assert_frame_equal(_run(tmp_path), fresh)
+    assert _moved(tmp_path) == [] and pq.stat().st_mtime_ns == stamp  # reused, not rewritten
+    frame = pd.read_parquet(pq)
+    frame.loc[0, "row"] = -1
+    frame.to_parquet(pq, index=False)
+    pd.testing.assert_frame_equal(_run(tmp_path), fresh)
+    assert len(_moved(tmp_path)) == 2
+
+
+def test_foreign_sidecar_is_not_reused(tmp_path: Path, fresh: pd.DataFrame) -> None:
+    _run(tmp_path)
+    pq = _final(tmp_path)
+    side = sidecar_path(pq)
+    rec = json.loads(side.read_text())
+    rec["seed"] = 7
+    side.write_text(json.dumps(rec))
+    pd.testing.assert_frame_equal(_run(tmp_path), fresh)
+    assert len(_moved(tmp_path)) == 2
+
+
+def _partial(cache: Path, trial: int) -> Path:
+    spec = RunSpec("rs", "ja-en", seed=2)
+    path = cache / "partial" / spec.stem() / f"trial-{trial:05d}.npz"
+    _write_npz(path, run_trial(spec, trial), _partial_record(spec, trial))
+    return path
+
+
+@pytest.mark.parametrize("damage", ["truncate", "flip", "no-sidecar", "other-trial",
+                                    "wrong-row"])
+def test_damaged_partial_trial_is_recomputed(tmp_path: Path, fresh: pd.DataFrame,
+                                             damage: str,
+                                             caplog: pytest.LogCaptureFixture) -> None:
+    good, bad = _partial(tmp_path, 0), _partial(tmp_path, 1)
+    if damage == "truncate":
+        bad.write_bytes(bad.read_bytes()[:100])
+    elif damage == "flip":
+        blob = bytearray(bad.read_bytes())
+        blob[-30] ^= 0x01
+        bad.write_bytes(bytes(blob))
+    elif damage == "no-sidecar":
+        sidecar_path(bad).unlink()
+    elif damage == "other-trial":
+        sidecar_path(bad).write_text(sidecar_path(good).read_text())
+    else:
+        with np.load(bad) as z:
+            arrays = {k: z[k] for k in z.files}
+        arrays["row"] = arrays["row"].copy()
+        arrays["row"][-1] = arrays["row"][0]
+        _write_npz(bad, arrays, _partial_record(RunSpec("rs", "ja-en", seed=2), 1))
+    with caplog.at_level(logging.WARNING, logger="nmthpo"):
+        again = _run(tmp_path)
+    assert "trial-00001.npz" in caplog.text and "trial-00000.npz" not in caplog.text
+    pd.testing.assert_frame_equal(again, fresh)
+    moved = _moved(tmp_path)
+    assert moved and all(m.startswith("trial-00001.") for m in moved)
+
+
+def test_outputs_follow_the_umask(tmp_path: Path) -> None:
+    old = os.umask(0o027)
+    try:
+        res = run("rs", "ja-en", cache_dir=tmp_path / "cache", **KW)
+        res.save(tmp_path / "out")
+    finally:
+        os.umask(old)
+    files = [p for p in tmp_path.rglob("*") if p.is_file()]
+    assert len(files) >= 5
+    for p in files:
+        assert stat.S_IMODE(p.stat().st_mode) == 0o640, p
+
+
+def test_committed_run_caches_are_accepted() -> None:
+    """The book's results/ (written before checksums, some without a sidecar) pass the
+    checks, so a chapter never recomputes or moves them."""
+    from nmthpo.engine.cache import results_dir
+    from nmthpo.engine.runner import _frame_problem
+
+    checked = 0
+    for pq in sorted(results_dir().rglob("*__*__*.parquet")):
+        frame = pd.read_parquet(pq)
+        if "row" not in frame.columns:
+            continue  # a study's table, not a run
+        task = pq.stem.split("__")[1]
+        spec = RunSpec("rs", task, sources=("zh-en",)) if "rep" in frame.columns \
+            else RunSpec("rs", task)
+        assert artefact_problem(pq, {}, require_checksum=False) is None, pq
+        assert _frame_problem(spec, frame) is None, pq
+        checked += 1
+    assert checked > 100
