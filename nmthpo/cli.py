@@ -80,8 +80,19 @@ def _parse_sources(text: str | None, task: str) -> tuple[str, ...] | None:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
+    from nmthpo.engine import fidelity
     from nmthpo.engine.runner import run
 
+    if fidelity.on_curves(args.method, args.task, args.curves):  # issue 14: budget in checkpoints
+        if args.sources is not None or args.objective != "bleu":
+            raise UsageError("a learning-curve run takes neither --sources nor --objective pareto")
+        fres = fidelity.run_curves(args.method, args.task, trials=args.trials, budget=args.budget,
+                                   seed=args.seed, settings=_parse_settings(args.set),
+                                   jobs=args.jobs)
+        fres.save(args.out)
+        print(f"{fres.trials} trials of {args.method} on the learning curves of {args.task} "
+              f"({fres.spec.budget} checkpoints each) -> {Path(args.out) / 'evaluations.parquet'}")
+        return 0
     sources = _parse_sources(args.sources, args.task)
     stop = "none" if args.no_stop else ("target" if sources is None else None)
     res = run(
@@ -156,7 +167,11 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--trials", type=_positive_int, default=100)
     r.add_argument("--seed", type=_nonneg_int, default=0)
     r.add_argument("--budget", type=_positive_int, default=None,
-                   help="stop each trial after B evaluations (initial rows included)")
+                   help="stop each trial after B evaluations (initial rows included); on "
+                   "learning curves: B checkpoints (default 30 mean curves)")
+    r.add_argument("--curves", action="store_true",
+                   help="run on the task's learning curves (implied by a multi-fidelity method "
+                   "such as sh, hb, asha, bohb, or an lc-scratch-* task)")
     r.add_argument("--objective", choices=["bleu", "pareto"], default="bleu")
     r.add_argument("--n-init", type=_positive_int, default=3)
     r.add_argument("--no-stop", action="store_true",

@@ -56,6 +56,7 @@ __all__ = [
     "CurveRunSpec",
     "CurveRunResult",
     "default_budget",
+    "on_curves",
     "run_curves",
     "simulate_trial",
 ]
@@ -252,6 +253,18 @@ class CurveRunResult:
             atomic_write(out / f"{name}.parquet",
                          lambda p, f=frame: f.to_parquet(p, index=False))
         write_text(out / "spec.json", json.dumps(self.spec.payload(), indent=2, default=str))
+
+
+def on_curves(method: str | MethodSpec, task: str, force: bool = False) -> bool:
+    """Whether a run of ``method`` on ``task`` is a learning-curve run (this engine) rather
+    than a lookup-table run (:mod:`nmthpo.engine.runner`): a multi-fidelity method, a task that
+    has only learning curves (``lc-scratch-*``), or ``force`` (e.g. ``rs`` on
+    ``lc-finetune-*``, whose table view keeps its lookup-table meaning otherwise)."""
+    from nmthpo.benchmark.learning_curves import LC_TASKS
+    from nmthpo.benchmark.tables import TASKS
+
+    spec = method if isinstance(method, MethodSpec) else resolve(method)
+    return force or spec.fidelity or (task in LC_TASKS and task not in TASKS)
 
 
 def _trial_job(spec: CurveRunSpec, trial: int) -> tuple[int, dict[str, np.ndarray]]:
