@@ -35,6 +35,7 @@ budget, seed, trial) and never on ``jobs``.
 
 from __future__ import annotations
 
+import functools
 import heapq
 import json
 from collections.abc import Mapping
@@ -133,7 +134,7 @@ def _build(spec: CurveRunSpec, table: LearningCurveTable, rng: np.random.Generat
 def _init_params(cls: type) -> set[str]:
     import inspect
 
-    return set(inspect.signature(cls.__init__).parameters)
+    return set(inspect.signature(cls).parameters)
 
 
 def simulate_trial(spec: CurveRunSpec, trial: int,
@@ -250,8 +251,7 @@ class CurveRunResult:
         out.mkdir(parents=True, exist_ok=True)
         for name, frame in (("evaluations", self.evaluations),
                             ("recommendations", self.recommendations)):
-            atomic_write(out / f"{name}.parquet",
-                         lambda p, f=frame: f.to_parquet(p, index=False))
+            atomic_write(out / f"{name}.parquet", functools.partial(_to_parquet, frame))
         write_text(out / "spec.json", json.dumps(self.spec.payload(), indent=2, default=str))
 
 
@@ -265,6 +265,10 @@ def on_curves(method: str | MethodSpec, task: str, force: bool = False) -> bool:
 
     spec = method if isinstance(method, MethodSpec) else resolve(method)
     return force or spec.fidelity or (task in LC_TASKS and task not in TASKS)
+
+
+def _to_parquet(frame: pd.DataFrame, path: Path) -> None:
+    frame.to_parquet(path, index=False)
 
 
 def _trial_job(spec: CurveRunSpec, trial: int) -> tuple[int, dict[str, np.ndarray]]:

@@ -96,8 +96,9 @@ def survival(reached: np.ndarray, table: LearningCurveTable, levels: list[int]) 
 def trial_metrics(frame: pd.DataFrame, table: LearningCurveTable, budget: int,
                   tolerance: float, points: int = 20) -> pd.DataFrame:
     """Per-trial summary: final regret, cost, configurations started, cost to come within
-    ``tolerance``, the checkpoint the true best reached (:func:`best_reached`), and the anytime regret at ``points`` equal shares of the
-    budget (columns ``regret@0.05`` ... ``regret@1``)."""
+    ``tolerance``, the checkpoint the true best reached (:func:`best_reached`), and the
+    anytime regret at ``points`` equal shares of the budget (``regret@0.05`` ...
+    ``regret@1``)."""
     shares = np.arange(1, points + 1) / points
     any_r = anytime_regret(frame, table, shares * budget)
     g = frame.groupby("trial", sort=True)

@@ -103,7 +103,8 @@ def anytime_plot(anytime: pd.DataFrame, log_y: bool = False) -> Figure:
 def survival_plot(surv: pd.DataFrame) -> Figure:
     """Share of trials in which the true best reached each rung, one panel per task
     (:func:`nmthpo.studies.multifidelity.survival_table`)."""
-    require_columns(surv, ("task", "method"), "nmthpo.studies.multifidelity.survival_table")
+    require_columns(surv, ("task", "method", "rungs"),
+                    "nmthpo.studies.multifidelity.survival_table")
     tasks = list(dict.fromkeys(surv["task"]))
     nrows, ncols = grid_shape(len(tasks), 4)
     fig = Figure(figsize=(3.6 * ncols, 2.6 * nrows), layout="constrained")
@@ -111,7 +112,7 @@ def survival_plot(surv: pd.DataFrame) -> Figure:
     for ax, t in zip(axes.ravel(), tasks, strict=False):
         sub = surv[surv["task"] == t].dropna(axis=1, how="all")
         rungs = [c for c in sub.columns if c.startswith("rung ")]
-        x = [int(c.split()[1]) for c in rungs]
+        x = [int(v) for v in str(sub["rungs"].iloc[0]).split(",")][:len(rungs)]
         for _, row in sub.iterrows():
             ax.plot(x, [row[c] for c in rungs], marker="o", ms=3, color=_colour(row["method"]),
                     label=row["method"])

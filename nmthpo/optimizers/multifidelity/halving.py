@@ -18,6 +18,7 @@ by the score at the rung (best so far) and breaks ties by the order of entry.
 from __future__ import annotations
 
 import math
+
 import numpy as np
 
 from nmthpo.optimizers.multifidelity.base import FidelityOptimizer, Job, rung_levels
