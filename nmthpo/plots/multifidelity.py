@@ -33,7 +33,8 @@ def _colour(method: str) -> str:
 def curves_plot(tasks: Sequence[str], n_curves: int = 40, seed: int = 0,
                 raw: bool = True) -> Figure:
     """Raw learning curves of ``n_curves`` random configurations per task (one panel each);
-    the true best configuration's curve in black. Perplexity axes are logarithmic."""
+    the true best configuration's curve in black. Perplexity axes are logarithmic and cut at
+    three times the 99th percentile of the values shown."""
     nrows, ncols = grid_shape(len(tasks), 4)
     fig = Figure(figsize=(3.4 * ncols, 2.6 * nrows), layout="constrained")
     axes = np.atleast_1d(fig.subplots(nrows, ncols, squeeze=False))
@@ -41,8 +42,10 @@ def curves_plot(tasks: Sequence[str], n_curves: int = 40, seed: int = 0,
     for ax, t in zip(axes.ravel(), tasks, strict=False):
         table = load_curves(t)
         pick = rng.choice(table.n_rows, size=min(n_curves, table.n_rows), replace=False)
+        shown = []
         for r in pick:
             c = table.curve(int(r), raw=raw)
+            shown.append(c)
             ax.plot(np.arange(1, c.size + 1), c, lw=0.6, alpha=0.5)
         b = int(table.best_rows[0])
         c = table.curve(b, raw=raw)
@@ -52,6 +55,9 @@ def curves_plot(tasks: Sequence[str], n_curves: int = 40, seed: int = 0,
         ax.set_ylabel("dev BLEU" if table.maximise else "dev perplexity")
         if not table.maximise:
             ax.set_yscale("log")
+            # a few diverged curves reach 1e13: cut the axis at 3x the 99th percentile
+            values = np.concatenate(shown + [c])
+            ax.set_ylim(0.8 * values.min(), 3 * np.percentile(values, 99))
     axes.ravel()[0].legend(fontsize=7)
     hide_unused(axes, len(tasks))
     return fig
