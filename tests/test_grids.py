@@ -230,7 +230,7 @@ def test_make_results_computes_every_grid(monkeypatch) -> None:
     spec.loader.exec_module(mod)
     seen = []
     monkeypatch.setattr(mod, "run_grid", lambda name, trials, jobs: seen.append(name))
-    for name in ("ga", "scoring", "transfer"):
+    for name in ("ga", "scoring", "transfer", "multifidelity"):
         monkeypatch.setattr(mod, name, lambda trials, jobs, _n=name: seen.append(_n))
     monkeypatch.setattr("sys.argv", ["make_results.py", "--trials", "1"])
     monkeypatch.delenv("NMTHPO_WRITE_RESULTS", raising=False)

@@ -30,14 +30,19 @@ def _colour(method: str) -> str:
     return FIDELITY_COLOURS.get(method, "#333333")
 
 
+def _task_panels(n: int, width: float, height: float) -> tuple[Figure, np.ndarray]:
+    """A figure with a grid of ``n`` panels, at most four a row."""
+    nrows, ncols = grid_shape(n, 4)
+    fig = Figure(figsize=(width * ncols, height * nrows), layout="constrained")
+    return fig, np.atleast_1d(fig.subplots(nrows, ncols, squeeze=False))
+
+
 def curves_plot(tasks: Sequence[str], n_curves: int = 40, seed: int = 0,
                 raw: bool = True) -> Figure:
     """Raw learning curves of ``n_curves`` random configurations per task (one panel each);
     the true best configuration's curve in black. Perplexity axes are logarithmic and cut at
     three times the 99th percentile of the values shown."""
-    nrows, ncols = grid_shape(len(tasks), 4)
-    fig = Figure(figsize=(3.4 * ncols, 2.6 * nrows), layout="constrained")
-    axes = np.atleast_1d(fig.subplots(nrows, ncols, squeeze=False))
+    fig, axes = _task_panels(len(tasks), 3.4, 2.6)
     rng = np.random.default_rng(seed)
     for ax, t in zip(axes.ravel(), tasks, strict=False):
         table = load_curves(t)
@@ -87,9 +92,7 @@ def anytime_plot(anytime: pd.DataFrame, log_y: bool = False) -> Figure:
     require_columns(anytime, ("task", "method", "checkpoints", "regret", "low", "high"),
                     "nmthpo.studies.multifidelity.anytime_table")
     tasks = list(dict.fromkeys(anytime["task"]))
-    nrows, ncols = grid_shape(len(tasks), 4)
-    fig = Figure(figsize=(3.6 * ncols, 2.8 * nrows), layout="constrained")
-    axes = np.atleast_1d(fig.subplots(nrows, ncols, squeeze=False))
+    fig, axes = _task_panels(len(tasks), 3.6, 2.8)
     for ax, t in zip(axes.ravel(), tasks, strict=False):
         sub = anytime[anytime["task"] == t]
         for m, g in sub.groupby("method", sort=False):
@@ -112,9 +115,7 @@ def survival_plot(surv: pd.DataFrame) -> Figure:
     require_columns(surv, ("task", "method", "rungs"),
                     "nmthpo.studies.multifidelity.survival_table")
     tasks = list(dict.fromkeys(surv["task"]))
-    nrows, ncols = grid_shape(len(tasks), 4)
-    fig = Figure(figsize=(3.6 * ncols, 2.6 * nrows), layout="constrained")
-    axes = np.atleast_1d(fig.subplots(nrows, ncols, squeeze=False))
+    fig, axes = _task_panels(len(tasks), 3.6, 2.6)
     for ax, t in zip(axes.ravel(), tasks, strict=False):
         sub = surv[surv["task"] == t].dropna(axis=1, how="all")
         rungs = [c for c in sub.columns if c.startswith("rung ")]

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from nmthpo.optimizers.adapters.optuna import _quiet
+from nmthpo.optimizers.adapters.optuna import _quiet, class_of_name
 from nmthpo.optimizers.multifidelity.base import FidelityOptimizer, Job
 
 __all__ = ["PREFIX", "PRUNERS", "OptunaPruner", "from_name"]
@@ -44,14 +44,7 @@ def from_name(name: str) -> Any:
     """The registry entry of ``"optuna-pruner:<PrunerClass>"`` (the registry's prefix hook)."""
     from nmthpo.optimizers.registry import MethodSpec
 
-    if not name.startswith(PREFIX):
-        raise KeyError(f"{name!r} is not an Optuna pruner; write {PREFIX}<PrunerClass>, e.g. "
-                       f"{PREFIX}HyperbandPruner")
-    cls = name[len(PREFIX):]
-    valid = _pruner_names()
-    if cls not in valid:
-        raise KeyError(f"unknown Optuna pruner {cls!r}; valid: "
-                       + ", ".join(PREFIX + v for v in valid))
+    cls = class_of_name(name, PREFIX, _pruner_names(), "pruner", "HyperbandPruner")
     return MethodSpec(__name__, "OptunaPruner", {"pruner": cls}, ("bleu",),
                       f"Optuna's {cls} over the learning curves (one checkpoint a step)",
                       fidelity=True)
