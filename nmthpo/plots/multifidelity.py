@@ -124,6 +124,8 @@ def survival_plot(surv: pd.DataFrame) -> Figure:
             ax.plot(x, [row[c] for c in rungs], marker="o", ms=3, color=_colour(row["method"]),
                     label=row["method"])
         ax.set_xscale("log")
+        ax.set_xticks(x, [str(v) for v in x])
+        ax.minorticks_off()
         ax.set_ylim(-5, 105)
         ax.set_title(t, fontsize=9)
         ax.set_xlabel("rung (checkpoint)")
