@@ -211,10 +211,12 @@ def summary_table(frame: pd.DataFrame, seed: int = 0) -> pd.DataFrame:
 def paired_table(frame: pd.DataFrame, baseline: str = "rs", seed: int = 0) -> pd.DataFrame:
     """``regret(baseline) - regret(method)`` over paired trials (same seed and trial: the same
     random order of configurations), with its 95 % paired-bootstrap interval; positive: the
-    method beats ``baseline`` at equal budget."""
+    method beats ``baseline`` at equal budget. Tasks run without ``baseline`` are left out."""
     rows = []
     for t, g in frame.groupby("task", sort=False):
         base = g[g["method"] == baseline].sort_values("trial")
+        if base.empty:  # the task was not run with the baseline
+            continue
         for m, h in g[g["method"] != baseline].groupby("method", sort=False):
             h = h.sort_values("trial")
             n = min(len(base), len(h))
@@ -226,7 +228,9 @@ def paired_table(frame: pd.DataFrame, baseline: str = "rs", seed: int = 0) -> pd
                          "verdict": {"reproduced": "better", "not reproduced": "not better",
                                      "partly": "tie", "not testable": "n/a"}[
                              interval_verdict(lo, hi, 0.0, holds="above")]})
-    return pd.DataFrame(rows).round(3).set_index(["task", "method"])
+    cols = ["task", "method", "trials", f"regret({baseline}) - regret", "95% CI low",
+            "95% CI high", "verdict"]
+    return pd.DataFrame(rows, columns=cols).round(3).set_index(["task", "method"])
 
 
 def claims(frame: pd.DataFrame, seed: int = 0) -> pd.DataFrame:
