@@ -163,6 +163,17 @@ def test_chapter6_defaults_are_the_grid() -> None:
         assert (list(v) if isinstance(v, tuple) else v) == d[k], k
 
 
+def test_chapter7_defaults_are_the_grid() -> None:
+    d = _defaults("07_multifidelity")
+    for k, v in grids.MULTIFIDELITY.items():
+        assert (list(v) if isinstance(v, tuple) else v) == d[k], k
+    nb = json.loads((ROOT / "notebooks" / "07_multifidelity.ipynb").read_text())
+    smoke = nb["metadata"]["nmthpo"]["smoke"]
+    assert set(smoke) <= set(d) and smoke["trials"] < d["trials"]
+    assert "multifidelity" in grids.EXPERIMENTS
+    assert grids.FOLDERS["multifidelity"] == "multifidelity"
+
+
 # -- where runs are cached --------------------------------------------------------------------
 def test_runs_outside_the_book_go_to_the_user_cache(monkeypatch, tmp_path) -> None:
     book, user = tmp_path / "book", tmp_path / "user"

@@ -1,11 +1,8 @@
-"""Chapter 7: the notebook's published parameters are the grid, the book's cache holds exactly
-the grid's runs, the claims table speaks the book's vocabulary, and other parameters compute
-into the user cache only."""
+"""Chapter 7: the book's cache holds exactly the grid's runs, the claims table speaks the book's
+vocabulary, and other parameters compute into the user cache only (the notebook's published
+parameters are checked against the grid in ``tests/test_grids.py``)."""
 
 from __future__ import annotations
-
-import json
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -13,27 +10,6 @@ import pytest
 from nmthpo.engine.stats import check_claims_table
 from nmthpo.studies import grids
 from nmthpo.studies import multifidelity as mf
-
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def _defaults() -> dict[str, object]:
-    nb = json.loads((ROOT / "notebooks" / "07_multifidelity.ipynb").read_text())
-    cell = next(c for c in nb["cells"] if "parameters" in c["metadata"].get("tags", []))
-    ns: dict[str, object] = {}
-    exec("".join(cell["source"]), ns)  # literal assignments only
-    ns.pop("__builtins__")
-    return ns
-
-
-def test_chapter7_defaults_are_the_grid() -> None:
-    d = _defaults()
-    for k, v in grids.MULTIFIDELITY.items():
-        assert (list(v) if isinstance(v, tuple) else v) == d[k], k
-    smoke = json.loads((ROOT / "notebooks" / "07_multifidelity.ipynb").read_text())[
-        "metadata"]["nmthpo"]["smoke"]
-    assert set(smoke) <= set(d) and smoke["trials"] < d["trials"]
-    assert "multifidelity" in grids.EXPERIMENTS and grids.FOLDERS["multifidelity"] == mf.FOLDER
 
 
 def test_book_cache_holds_exactly_the_grid() -> None:
