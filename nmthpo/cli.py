@@ -82,8 +82,19 @@ def _parse_sources(text: str | None, task: str) -> tuple[str, ...] | None:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
+    from nmthpo.engine import fidelity
     from nmthpo.engine.runner import run
 
+    if fidelity.on_curves(args.method, args.task, args.curves):  # issue 14: budget in checkpoints
+        if args.sources is not None or args.objective != "bleu":
+            raise UsageError("a learning-curve run takes neither --sources nor --objective pareto")
+        fres = fidelity.run_curves(args.method, args.task, trials=args.trials, budget=args.budget,
+                                   seed=args.seed, settings=parse_settings(args.set),
+                                   jobs=args.jobs)
+        fres.save(args.out)
+        print(f"{fres.trials} trials of {args.method} on the learning curves of {args.task} "
+              f"({fres.spec.budget} checkpoints each) -> {Path(args.out) / 'evaluations.parquet'}")
+        return 0
     sources = _parse_sources(args.sources, args.task)
     stop = "none" if args.no_stop else ("target" if sources is None else None)
     res = run(
@@ -179,7 +190,11 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     r.add_argument("--seed", type=bounded(0, LIMITS["seed"]), default=0)
     r.add_argument("--budget", type=bounded(1, LIMITS["budget"]), default=None,
                    help="stop each trial after B evaluations (initial rows included; at most "
-                   "the table's rows)")
+                   "the table's rows); on learning curves: B checkpoints (default 30 mean "
+                   "curves)")
+    r.add_argument("--curves", action="store_true",
+                   help="run on the task's learning curves (implied by a multi-fidelity method "
+                   "such as sh, hb, asha, bohb, or an lc-scratch-* task)")
     r.add_argument("--objective", choices=["bleu", "pareto"], default="bleu")
     r.add_argument("--n-init", type=bounded(1, LIMITS["budget"]), default=3)
     r.add_argument("--no-stop", action="store_true",

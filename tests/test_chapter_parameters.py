@@ -71,6 +71,16 @@ CASES: list[tuple[str, str, dict[str, object], bool]] = [
         "compare_task": "ru-en", "compare_budgets": "[1, 5]", "compare_seed_size": 5,
         "compare_repeats": 2, "scatter_budgets": "[1, 5]",
     }, True),
+    ("07_multifidelity", "cached-subset", {
+        "finetune_tasks": '["lc-finetune-zh-en"]', "scratch_tasks": "lc-scratch-ru-en",
+        "methods": '["rs", "sh"]', "scratch_methods": "rs,hb",
+        "correlation_checkpoints": "[1, 4]",
+    }, False),
+    ("07_multifidelity", "new-runs", {
+        "finetune_tasks": "lc-finetune-fr-en", "scratch_tasks": '["lc-scratch-so-en"]',
+        "methods": '["rs", "asha", "optuna-pruner:MedianPruner"]', "scratch_methods": '["sh"]',
+        "trials": 5, "seed": 1, "budget_curves": 10,
+    }, True),
     ("06_search_space_scoring", "tiny-uncached", {
         "functions": "hartmann6", "fractions": "[0.4, 1.0]", "boxes_per_fraction": 3,
         "synthetic_seed_sizes": "[5, 10]", "synthetic_repeats": 1, "max_budget": 5,

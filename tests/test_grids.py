@@ -163,6 +163,17 @@ def test_chapter6_defaults_are_the_grid() -> None:
         assert (list(v) if isinstance(v, tuple) else v) == d[k], k
 
 
+def test_chapter7_defaults_are_the_grid() -> None:
+    d = _defaults("07_multifidelity")
+    for k, v in grids.MULTIFIDELITY.items():
+        assert (list(v) if isinstance(v, tuple) else v) == d[k], k
+    nb = json.loads((ROOT / "notebooks" / "07_multifidelity.ipynb").read_text())
+    smoke = nb["metadata"]["nmthpo"]["smoke"]
+    assert set(smoke) <= set(d) and smoke["trials"] < d["trials"]
+    assert "multifidelity" in grids.EXPERIMENTS
+    assert grids.FOLDERS["multifidelity"] == "multifidelity"
+
+
 # -- where runs are cached --------------------------------------------------------------------
 def test_runs_outside_the_book_go_to_the_user_cache(monkeypatch, tmp_path) -> None:
     book, user = tmp_path / "book", tmp_path / "user"
@@ -230,7 +241,7 @@ def test_make_results_computes_every_grid(monkeypatch) -> None:
     spec.loader.exec_module(mod)
     seen = []
     monkeypatch.setattr(mod, "run_grid", lambda name, trials, jobs: seen.append(name))
-    for name in ("ga", "scoring", "transfer"):
+    for name in ("ga", "scoring", "transfer", "multifidelity"):
         monkeypatch.setattr(mod, name, lambda trials, jobs, _n=name: seen.append(_n))
     monkeypatch.setattr("sys.argv", ["make_results.py", "--trials", "1"])
     monkeypatch.delenv("NMTHPO_WRITE_RESULTS", raising=False)

@@ -85,9 +85,19 @@ def transfer(trials: int, jobs: int) -> None:
     print(f"[transfer] chapter 4 grids: {time.perf_counter() - t0:7.1f} s", flush=True)
 
 
+def multifidelity(trials: int, jobs: int) -> None:
+    """Chapter 7: multi-fidelity methods on the learning curves (a few minutes)."""
+    from nmthpo.studies.multifidelity import compute_grid
+
+    t0 = time.perf_counter()
+    compute_grid(trials=trials, jobs=jobs)
+    print(f"[multifidelity] chapter 7 grid: {time.perf_counter() - t0:7.1f} s", flush=True)
+
+
 def experiment(name: str, trials: int, jobs: int) -> None:
     """Compute experiment ``name`` of :data:`nmthpo.studies.grids.EXPERIMENTS`."""
-    special = {"ga": ga, "scoring": scoring, "transfer": transfer}
+    special = {"ga": ga, "scoring": scoring, "transfer": transfer,
+               "multifidelity": multifidelity}
     if name in special:
         special[name](trials, jobs)
     else:

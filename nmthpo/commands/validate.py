@@ -295,6 +295,8 @@ def _run(args: argparse.Namespace) -> None:
         check_output_dir(args.cache, "--cache")
     if args.scheduler is not None:
         check_scheduler(args.scheduler)
+    if _curves_run(args):
+        return
     _task(args.task)
     transfer = args.sources is not None
     if transfer and args.sources != "all":
@@ -310,6 +312,36 @@ def _run(args: argparse.Namespace) -> None:
                          f"and the {n} rows of {args.task}")
     if settings and not transfer:
         _check_setting_values(args, method, settings)
+
+
+def _curves_run(args: argparse.Namespace) -> bool:
+    """Validate a learning-curve run (:mod:`nmthpo.engine.fidelity`, budget in checkpoints);
+    False when the run is a lookup-table run (checked by the rest of :func:`_run`)."""
+    from nmthpo.engine import fidelity
+
+    try:
+        curves = fidelity.on_curves(args.method, args.task, args.curves)
+    except (KeyError, ValueError):  # an unknown method: reported with the list by _run
+        return False
+    if not curves:
+        return False
+    from nmthpo.benchmark.learning_curves import LC_TASKS, load_curves
+
+    if args.task not in LC_TASKS:
+        raise UsageError(f"task {args.task!r} has no learning curves; learning-curve tasks: "
+                         f"{', '.join(LC_TASKS)} (or a lookup-table method for {args.task})")
+    if args.sources is not None or args.objective != "bleu":
+        raise UsageError("a learning-curve run takes neither --sources nor --objective pareto")
+    table = load_curves(args.task)
+    budget = args.budget if args.budget is not None else fidelity.default_budget(table)
+    spec = fidelity.CurveRunSpec(args.method, args.task, budget, args.seed,
+                                 parse_settings(args.set))
+    try:
+        spec.validate()
+        fidelity.build_optimizer(spec, table, 0)
+    except (ValueError, KeyError, TypeError) as exc:
+        raise UsageError(str(exc.args[0]) if exc.args else str(exc)) from None
+    return True
 
 
 def _check_setting_values(args: argparse.Namespace, method: Any,

@@ -245,6 +245,9 @@ class RunSpec:
         """Raise ``ValueError``/``KeyError`` with a clear message for nonsense settings."""
         check_task(self.task)
         m = self.method_spec()
+        if m.fidelity:
+            raise ValueError(f"method {self.method!r} is a multi-fidelity method: run it on a "
+                             "learning-curve task with nmthpo.engine.fidelity.run")
         if self.objective not in m.objectives:
             raise KeyError(f"method {self.method!r} does not support objective "
                            f"{self.objective!r} (it supports {', '.join(m.objectives)})")

@@ -4,8 +4,10 @@ A *method* is whatever :func:`resolve` turns into a :class:`MethodSpec` (module 
 name, fixed settings and what the method supports):
 
 * a registered name of :data:`METHODS` -- the single-task methods of Zhang & Duh (2020) and
-  Ganapathy (2020), and the transfer methods of Li et al. (2022, Section 5.1) (one ``rs``:
-  random search works with and without source tasks);
+  Ganapathy (2020), the transfer methods of Li et al. (2022, Section 5.1) and the
+  multi-fidelity methods over the NMTLC learning curves (issue 14; ``fidelity=True``) (one
+  ``rs``: random search works with and without source tasks, and on a learning-curve task it
+  is random search at full fidelity, its ``fidelity_cls``);
 * ``"module:Class"`` -- any optimiser class importable from ``module`` (e.g. a user's own, on
   ``PYTHONPATH``): a :class:`~nmthpo.optimizers.base.TableOptimizer` subclass or any class
   with ``ask()`` and ``tell(row, y)`` built as ``Class(X, rng, objective=..., **settings)``;
@@ -86,6 +88,12 @@ class MethodSpec:
         ``"module:Class"`` that implements the method in a run with source tasks (it takes the
         transfer context); used by ``rs``, whose transfer form draws its generator as every
         transfer optimiser does (Chapter 4's cache).
+    fidelity : bool
+        A multi-fidelity method: it runs only on a learning-curve task
+        (:mod:`nmthpo.engine.fidelity`; protocol :mod:`nmthpo.optimizers.multifidelity.base`).
+    fidelity_cls : str, optional
+        ``"module:Class"`` that implements the method on a learning-curve task (``rs``: random
+        search at full fidelity). Implied by ``fidelity`` (then the spec's own class).
     """
 
     module: str
@@ -97,6 +105,8 @@ class MethodSpec:
     needs_sources: bool = False
     takes_sources: bool = False
     transfer_cls: str | None = None
+    fidelity: bool = False
+    fidelity_cls: str | None = None
 
     @property
     def path(self) -> str:
@@ -107,8 +117,13 @@ class MethodSpec:
         """Whether a run of this method may name source tasks."""
         return self.needs_sources or self.takes_sources or self.transfer_cls is not None
 
+    def runs_on_curves(self) -> bool:
+        """Whether the method runs on a learning-curve task (budget in checkpoints)."""
+        return self.fidelity or self.fidelity_cls is not None
+
 
 _TM = "nmthpo.optimizers.transfer.methods"
+_MF = "nmthpo.optimizers.multifidelity"
 
 
 def _transfer(cls: str, settings: dict[str, Any], description: str,
@@ -117,10 +132,17 @@ def _transfer(cls: str, settings: dict[str, Any], description: str,
                       needs_sources=needs_sources, takes_sources=True)
 
 
+def _fidelity(module: str, cls: str, settings: dict[str, Any], description: str
+              ) -> MethodSpec:
+    return MethodSpec(f"{_MF}.{module}", cls, settings, (), description, fidelity=True)
+
+
 METHODS: dict[str, MethodSpec] = {
     "rs": MethodSpec("nmthpo.optimizers.random", "RandomSearch", {}, ("bleu", "pareto"),
-                     "random search without replacement (ignores source tasks)",
-                     transfer_cls=f"{_TM}:RandomTransfer"),
+                     "random search without replacement (ignores source tasks; at full "
+                     "fidelity on a learning-curve task)",
+                     transfer_cls=f"{_TM}:RandomTransfer",
+                     fidelity_cls=f"{_MF}.random:FullFidelityRandomSearch"),
     "bo-ei-m": MethodSpec("nmthpo.optimizers.bo", "GPBO", {"kernel": "matern52"}, ("bleu",),
                           "GP-BO, Matern-5/2 ARD kernel, expected improvement",
                           exact_across_cpus=False),
@@ -175,6 +197,17 @@ METHODS: dict[str, MethodSpec] = {
     "pogpe-ms": _transfer("POGPE", {"source_only": True}, "POGPE, source part only"),
     "tst-ms": _transfer("TST", {"variant": "r", "source_only": True}, "TST-R, source part only"),
     "rgpe-ms": _transfer("RGPE", {"source_only": True}, "RGPE, source part only"),
+    # multi-fidelity methods over the NMTLC learning curves (issue 14; Chapter 7)
+    "sh": _fidelity("halving", "SuccessiveHalving", {},
+                    "synchronous successive halving (eta=3, checkpoints 1..longest curve)"),
+    "hb": _fidelity("halving", "Hyperband", {}, "Hyperband (eta=3)"),
+    "sh-upstream": _fidelity("halving", "UpstreamHalving", {},
+                             "upstream's schedule: floor(log2 N) halvings over the first 75% "
+                             "of max_len"),
+    "asha": _fidelity("asha", "ASHA", {}, "asynchronous successive halving, 4 simulated "
+                      "workers"),
+    "bohb": _fidelity("bohb", "BOHB", {}, "BOHB: Hyperband with TPE over the configuration "
+                      "features"),
 }
 
 #: ``prefix`` of a ``"prefix:Name"`` method -> ``"module:function"``; the function takes the
@@ -182,6 +215,7 @@ METHODS: dict[str, MethodSpec] = {
 #: hook in here.
 PREFIXES: dict[str, str] = {
     "optuna": "nmthpo.optimizers.adapters.optuna:from_name",
+    "optuna-pruner": f"{_MF}.optuna_pruner:from_name",
 }
 
 
@@ -220,8 +254,11 @@ def _import_attr(path: str, what: str) -> Any:
     return obj
 
 
-def load_class(spec: MethodSpec, transfer: bool = False) -> type:
-    """The optimiser class of ``spec`` (its ``transfer_cls`` when ``transfer`` and it has one)."""
+def load_class(spec: MethodSpec, transfer: bool = False, fidelity: bool = False) -> type:
+    """The optimiser class of ``spec`` (its ``transfer_cls`` when ``transfer`` and it has one,
+    its ``fidelity_cls`` when ``fidelity`` and it has one)."""
+    if fidelity and spec.fidelity_cls is not None:
+        return _import_attr(spec.fidelity_cls, "fidelity class")  # type: ignore[no-any-return]
     if transfer and spec.transfer_cls is not None:
         return _import_attr(spec.transfer_cls, "transfer class")  # type: ignore[no-any-return]
     return _import_attr(spec.path, "method")  # type: ignore[no-any-return]
@@ -279,6 +316,10 @@ def resolve(method: str | type | MethodSpec) -> MethodSpec:
 def get_spec(name: str | type | MethodSpec, objective: str = "bleu") -> MethodSpec:
     """:func:`resolve` and check that the method supports ``objective``."""
     spec = resolve(name)
+    if spec.fidelity:
+        raise KeyError(f"method {name!r} is a multi-fidelity method: it runs on a learning-curve "
+                       "task (nmthpo.engine.fidelity.run, or `nmthpo run METHOD --task "
+                       "lc-...`), not on a lookup table")
     if objective not in spec.objectives:
         raise KeyError(
             f"method {name!r} does not support objective {objective!r}; methods that do: "

@@ -21,6 +21,8 @@ experiment         chapter  what (paper section)
 ``scoring``        6        Ariafar et al. (2022): :data:`SCORING` (the defaults of
                             :class:`nmthpo.studies.scoring_results.Chapter6Params`)
 ``own_optimizer``  8        the tutorial: Optuna's TPE and GP samplers, 6 tasks x 20 trials
+``multifidelity``  7        issue 14: multi-fidelity methods on the NMTLC learning curves,
+                            :data:`MULTIFIDELITY` (:mod:`nmthpo.studies.multifidelity`)
 =================  =======  ====================================================================
 
 Where a run is cached (:func:`run_cache_dir`): the book's ``results/<folder>`` when it already
@@ -42,6 +44,7 @@ from typing import Any
 
 import pandas as pd
 
+from nmthpo.benchmark.learning_curves import LC_FINETUNE_TASKS, LC_SCRATCH_TASKS
 from nmthpo.benchmark.tables import NMTHPO_TASKS, NMTLC_TASKS
 from nmthpo.engine.cache import WRITE_RESULTS_ENV, results_dir, user_cache_dir
 from nmthpo.engine.runner import RunResult, RunSpec, run
@@ -56,6 +59,7 @@ __all__ = [
     "EXPERIMENTS",
     "FOLDERS",
     "GA_TABLES",
+    "MULTIFIDELITY",
     "N_SOURCE",
     "RUN_GRIDS",
     "SCORING",
@@ -229,18 +233,39 @@ SCORING: Mapping[str, Any] = {
     "seed": 0,
 }
 
+# -- Chapter 7 (issue 14: multi-fidelity HPO on the NMTLC learning curves) --------------------
+#: The published parameters of Chapter 7: methods on the fine-tuned tasks (all, Optuna's
+#: pruners as the external reference) and on the scratch sets (the package's own: Optuna's
+#: per-checkpoint pruning is too slow for their 600-7000-checkpoint budgets in the 10-minute
+#: grid), trials, the budget in mean curves, and the tolerances of "within reach of the best"
+#: (BLEU points; perplexity relative to the best).
+MULTIFIDELITY: Mapping[str, Any] = {
+    "finetune_tasks": LC_FINETUNE_TASKS,
+    "scratch_tasks": LC_SCRATCH_TASKS,
+    "methods": ("rs", "sh", "hb", "asha", "bohb", "sh-upstream",
+                "optuna-pruner:SuccessiveHalvingPruner", "optuna-pruner:HyperbandPruner",
+                "optuna-pruner:MedianPruner"),
+    "scratch_methods": ("rs", "sh", "hb", "asha", "bohb", "sh-upstream"),
+    "trials": 100,
+    "seed": 0,
+    "budget_curves": 30,
+    "bleu_tolerance": 0.5,
+    "ppl_tolerance": 0.02,
+}
+
 #: Every cache folder of ``results/`` an experiment writes: experiment -> folder.
 FOLDERS: dict[str, str] = {
     **{name: g.folder for name, g in RUN_GRIDS.items()},
     "ga": GA_TABLES.folder,
     "transfer": "transfer",
     "scoring": "scoring",
+    "multifidelity": "multifidelity",
 }
 
 #: The experiments of ``make results``, in the order it computes them.
 EXPERIMENTS: tuple[str, ...] = (
     "single", "ga", "figure6", "graph_k", "eif_text", "pareto", "scoring", "transfer",
-    "own_optimizer",
+    "own_optimizer", "multifidelity",
 )
 
 

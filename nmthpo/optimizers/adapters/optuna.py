@@ -110,6 +110,19 @@ def sampler_names() -> list[str]:
     return sorted(out)
 
 
+def class_of_name(name: str, prefix: str, valid: list[str], kind: str, example: str) -> str:
+    """The class name of ``"<prefix><Class>"``; a ``KeyError`` naming the valid ones otherwise
+    (shared by the sampler and the pruner adapters)."""
+    if not name.startswith(prefix):
+        raise KeyError(f"{name!r} is not an Optuna {kind}; write {prefix}<{kind.title()}Class>, "
+                       f"e.g. {prefix}{example}")
+    cls = name[len(prefix):]
+    if cls not in valid:
+        raise KeyError(f"unknown Optuna {kind} {cls!r}; valid: "
+                       + ", ".join(prefix + v for v in valid))
+    return cls
+
+
 def from_name(name: str) -> MethodSpec:
     """The registry entry of ``"optuna:<SamplerClass>"`` (the registry's hook for the prefix).
 
@@ -124,14 +137,7 @@ def from_name(name: str) -> MethodSpec:
         Picklable: this module, :class:`OptunaSampler`, ``{"sampler": <SamplerClass>}`` and
         the objectives the sampler supports (``CmaEsSampler``: ``bleu`` only).
     """
-    if not name.startswith(PREFIX):
-        raise KeyError(f"{name!r} is not an Optuna method; write {PREFIX}<SamplerClass>, "
-                       f"e.g. {PREFIX}TPESampler")
-    cls = name[len(PREFIX):]
-    valid = sampler_names()
-    if cls not in valid:
-        raise KeyError(f"unknown Optuna sampler {cls!r}; valid: "
-                       + ", ".join(PREFIX + v for v in valid))
+    cls = class_of_name(name, PREFIX, sampler_names(), "sampler", "TPESampler")
     objectives = ("bleu",) if cls in _SINGLE_ONLY else ("bleu", "pareto")
     return MethodSpec(__name__, "OptunaSampler", {"sampler": cls}, objectives,
                       f"Optuna's {cls} over the table's rows (ask/tell adapter)",

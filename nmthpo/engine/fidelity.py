@@ -1,0 +1,329 @@
+"""The multi-fidelity engine: trials of a method on a learning-curve task, budget in checkpoints.
+
+:func:`run_curves` runs ``trials`` independent trials of a multi-fidelity method
+(:mod:`nmthpo.optimizers.multifidelity`) on the learning-curve view of a task
+(:func:`nmthpo.benchmark.learning_curves.load_curves`). The engine owns what the optimiser
+must not: the budget, the simulated workers and their clock, the log and the recommendation.
+
+Cost and time (issue 14, Deliver 1)
+    A job ``(row, k)`` trains ``row`` up to checkpoint ``k``; it reaches ``min(k, length)``
+    (a curve that ended early is complete) and is charged only the checkpoints it adds to
+    what ``row`` already trained (promotion resumes). A job that would take the trial's
+    charged checkpoints beyond the budget is refused and the trial stops asking (running jobs
+    finish): the budget is never exceeded, and random search never reports a partial curve.
+    Simulated workers (``workers`` of the method, 1 unless it says otherwise, e.g. ASHA's 4)
+    run jobs in parallel; a job's duration is its charged checkpoints.
+
+Log
+    One record per finished job, in order of completion: ``trial, step, row, checkpoint,
+    value, cost`` (``checkpoint``: checkpoints trained, 1-based; ``value``: the best-so-far
+    metric there, BLEU or perplexity; ``cost``: checkpoints charged by the trial's finished
+    jobs so far, i.e. the sum over rows of the highest checkpoint reached).
+
+Recommendation (one rule for every method)
+    After every finished job the trial recommends, among the configurations trained
+    *deepest*, the one with the best value; depth is the checkpoint a configuration was asked
+    to reach, and a configuration whose curve has ended counts as fully trained (the longest
+    curve's length). So random search recommends its best complete curve, successive halving
+    the best of its last rung. The recommendation's *final* value (``bleu_optimal`` /
+    ``perplexity_optimal``) is what the metrics score.
+
+Seeding: trial ``t`` of seed ``s`` uses ``numpy.random.default_rng([s, t, 1])`` (the runner's
+rule, :mod:`nmthpo.engine.runner`), so a trial depends only on (method, task, settings,
+budget, seed, trial) and never on ``jobs``.
+"""
+
+from __future__ import annotations
+
+import functools
+import heapq
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from nmthpo.benchmark.learning_curves import LearningCurveTable, load_curves
+from nmthpo.engine.cache import atomic_write, key, write_text
+from nmthpo.optimizers.registry import MethodSpec, load_class, resolve
+
+__all__ = [
+    "BUDGET_CURVES",
+    "EVALUATION_COLUMNS",
+    "RECOMMENDATION_COLUMNS",
+    "build_optimizer",
+    "CurveRunSpec",
+    "CurveRunResult",
+    "default_budget",
+    "on_curves",
+    "run_curves",
+    "simulate_trial",
+]
+
+#: Columns of ``evaluations.parquet`` (issue 14, Deliver 3).
+EVALUATION_COLUMNS: tuple[str, ...] = ("trial", "step", "row", "checkpoint", "value", "cost")
+#: Columns of ``recommendations.parquet``.
+RECOMMENDATION_COLUMNS: tuple[str, ...] = ("trial", "row", "final_value", "cost")
+#: The default budget in units of the task's mean curve length (random search trains about
+#: this many configurations to the end).
+BUDGET_CURVES = 30
+
+
+def default_budget(table: LearningCurveTable, curves: float = BUDGET_CURVES) -> int:
+    """``curves`` mean curves of ``table`` in checkpoints (rounded): the default budget."""
+    return int(round(curves * float(table.lengths.mean())))
+
+
+@dataclass(frozen=True)
+class CurveRunSpec:
+    """What determines a multi-fidelity run: method, task, budget, seed and settings."""
+
+    method: str
+    task: str
+    budget: int
+    seed: int = 0
+    settings: Mapping[str, Any] = field(default_factory=dict)
+    resolved: MethodSpec | None = field(default=None, compare=False, repr=False)
+
+    def method_spec(self) -> MethodSpec:
+        """The resolved method (resolved once, sent to workers)."""
+        return self.resolved if self.resolved is not None else resolve(self.method)
+
+    def payload(self) -> dict[str, Any]:
+        """The fields the cache key hashes."""
+        return {"method": self.method, "task": self.task, "budget": int(self.budget),
+                "seed": int(self.seed), "settings": dict(sorted(dict(self.settings).items())),
+                "engine": "fidelity-1"}
+
+    def key(self) -> str:
+        """A stable hash of :meth:`payload`."""
+        return key(self.payload())
+
+    def validate(self) -> CurveRunSpec:
+        """Raise ``ValueError``/``KeyError`` with a clear message for nonsense settings."""
+        m = self.method_spec()
+        if not m.runs_on_curves():
+            raise ValueError(f"method {self.method!r} does not run on learning curves; "
+                             "multi-fidelity methods: rs, sh, hb, asha, bohb, sh-upstream, "
+                             "optuna-pruner:<PrunerClass>")
+        table = load_curves(self.task)
+        if self.seed < 0:
+            raise ValueError(f"seed must be >= 0, got {self.seed}")
+        if not table.max_len <= self.budget:
+            raise ValueError(f"budget must be at least the longest curve of {self.task} "
+                             f"({table.max_len} checkpoints: one full training run), got "
+                             f"{self.budget}")
+        return self
+
+
+def _build(spec: CurveRunSpec, table: LearningCurveTable, rng: np.random.Generator) -> Any:
+    m = spec.method_spec()
+    cls = load_class(m, fidelity=True)
+    settings = {**m.settings, **dict(spec.settings)}
+    if "budget" in _init_params(cls) and "budget" not in settings:
+        settings["budget"] = spec.budget
+    try:
+        return cls(table.X, table.max_len, rng, **settings)
+    except TypeError as exc:
+        raise ValueError(f"method {spec.method!r}: bad setting(s) {sorted(spec.settings)} "
+                         f"({exc})") from None
+
+
+def build_optimizer(spec: CurveRunSpec, table: LearningCurveTable, trial: int) -> Any:
+    """The optimiser of trial ``trial`` of ``spec``, seeded as :func:`simulate_trial` seeds it
+    (``ValueError`` for a bad setting: how the command line checks settings before work)."""
+    return _build(spec, table, np.random.default_rng([spec.seed, trial, 1]))
+
+
+def _init_params(cls: type) -> set[str]:
+    import inspect
+
+    return set(inspect.signature(cls).parameters)
+
+
+def simulate_trial(spec: CurveRunSpec, trial: int,
+                   table: LearningCurveTable | None = None) -> dict[str, np.ndarray]:
+    """Run trial ``trial`` of ``spec`` (see the module docstring); arrays of its log.
+
+    Returns
+    -------
+    dict of arrays
+        ``row, checkpoint, value, cost`` per finished job (completion order) and
+        ``recommended``: the recommended row after that job.
+    """
+    table = load_curves(spec.task) if table is None else table
+    opt = build_optimizer(spec, table, trial)
+    workers = int(getattr(opt, "workers", 1))
+    n, longest = table.n_rows, table.max_len
+    trained = np.zeros(n, dtype=int)
+    depth = np.zeros(n, dtype=int)
+    reserved = charged = 0
+    running: list[tuple[int, int, int, int, int]] = []  # (finish, seq, row, k, new)
+    clock, seq, stopped = 0, 0, False
+    log: dict[str, list[Any]] = {c: [] for c in ("row", "checkpoint", "value", "cost",
+                                                 "recommended")}
+    rec, rec_depth, rec_score = -1, -1, -np.inf
+    limit = n * (longest + 2) + 10
+    while True:
+        while not stopped and len(running) < workers:
+            job = opt.ask()
+            if job is None:
+                break
+            row, k = int(job[0]), int(job[1])
+            if not 0 <= row < n or k < 1:
+                raise ValueError(f"{spec.method} asked for job {job!r}: rows are 0..{n - 1}, "
+                                 "checkpoints >= 1")
+            reach = table.reached(row, min(k, longest))
+            new = max(reach - trained[row], 0)
+            if reserved + new > spec.budget:
+                stopped = True
+                break
+            reserved += new
+            trained[row] = max(trained[row], reach)
+            depth[row] = max(depth[row], min(k, longest))
+            heapq.heappush(running, (clock + new, seq, row, reach, new))
+            seq += 1
+        if not running:
+            break
+        clock, _, row, reach, new = heapq.heappop(running)
+        charged += new
+        complete = trained[row] >= table.lengths[row]
+        if complete:
+            depth[row] = longest
+        value = table.query(row, reach)
+        score = float(table.score(value))
+        opt.tell(row, reach, score, bool(complete))
+        if depth[row] > rec_depth or (depth[row] == rec_depth and score > rec_score):
+            rec, rec_depth, rec_score = row, int(depth[row]), score
+        elif row == rec:
+            rec_score = score
+        for c, v in zip(log, (row, reach, value, charged, rec), strict=True):
+            log[c].append(v)
+        if len(log["row"]) > limit:
+            raise RuntimeError(f"{spec.method} did not finish within {limit} jobs")
+    return {"row": np.asarray(log["row"], dtype=int),
+            "checkpoint": np.asarray(log["checkpoint"], dtype=int),
+            "value": np.asarray(log["value"], dtype=float),
+            "cost": np.asarray(log["cost"], dtype=int),
+            "recommended": np.asarray(log["recommended"], dtype=int)}
+
+
+def _tidy(trial: int, res: Mapping[str, np.ndarray]) -> pd.DataFrame:
+    m = res["row"].size
+    return pd.DataFrame({"trial": np.full(m, trial, dtype=int), "step": np.arange(m),
+                         **{c: res[c] for c in ("row", "checkpoint", "value", "cost",
+                                                "recommended")}})
+
+
+@dataclass(frozen=True)
+class CurveRunResult:
+    """Trials of a multi-fidelity run.
+
+    ``frame`` holds :data:`EVALUATION_COLUMNS` and ``recommended`` (the row recommended after
+    each finished job: the anytime curves).
+    """
+
+    spec: CurveRunSpec
+    frame: pd.DataFrame
+
+    @property
+    def trials(self) -> int:
+        """Number of trials."""
+        return int(self.frame["trial"].nunique())
+
+    @property
+    def evaluations(self) -> pd.DataFrame:
+        """``trial, step, row, checkpoint, value, cost``: one line per finished job."""
+        return self.frame[list(EVALUATION_COLUMNS)].reset_index(drop=True)
+
+    @property
+    def recommendations(self) -> pd.DataFrame:
+        """``trial, row, final_value, cost``: each trial's recommendation at its end, its
+        final value (``bleu_optimal`` / ``perplexity_optimal``) and the trial's cost."""
+        table = load_curves(self.spec.task)
+        last = self.frame.groupby("trial", sort=True).tail(1)
+        rows = last["recommended"].to_numpy(dtype=int)
+        return pd.DataFrame({"trial": last["trial"].to_numpy(dtype=int), "row": rows,
+                             "final_value": table.final[rows],
+                             "cost": last["cost"].to_numpy(dtype=int)})
+
+    def save(self, out: str | Path) -> None:
+        """Write ``out/evaluations.parquet``, ``out/recommendations.parquet`` and
+        ``out/spec.json`` (atomically)."""
+        out = Path(out)
+        out.mkdir(parents=True, exist_ok=True)
+        for name, frame in (("evaluations", self.evaluations),
+                            ("recommendations", self.recommendations)):
+            atomic_write(out / f"{name}.parquet", functools.partial(_to_parquet, frame))
+        write_text(out / "spec.json", json.dumps(self.spec.payload(), indent=2, default=str))
+
+
+def on_curves(method: str | MethodSpec, task: str, force: bool = False) -> bool:
+    """Whether a run of ``method`` on ``task`` is a learning-curve run (this engine) rather
+    than a lookup-table run (:mod:`nmthpo.engine.runner`): a multi-fidelity method, a task that
+    has only learning curves (``lc-scratch-*``), or ``force`` (e.g. ``rs`` on
+    ``lc-finetune-*``, whose table view keeps its lookup-table meaning otherwise)."""
+    from nmthpo.benchmark.learning_curves import LC_TASKS
+    from nmthpo.benchmark.tables import TASKS
+
+    spec = method if isinstance(method, MethodSpec) else resolve(method)
+    return force or spec.fidelity or (task in LC_TASKS and task not in TASKS)
+
+
+def _to_parquet(frame: pd.DataFrame, path: Path) -> None:
+    frame.to_parquet(path, index=False)
+
+
+def _trial_job(spec: CurveRunSpec, trial: int) -> tuple[int, dict[str, np.ndarray]]:
+    return trial, simulate_trial(spec, trial)
+
+
+def run_curves(
+    method: str | MethodSpec,
+    task: str,
+    trials: int = 100,
+    budget: int | None = None,
+    seed: int = 0,
+    settings: Mapping[str, Any] | None = None,
+    jobs: int = 1,
+) -> CurveRunResult:
+    """Run ``trials`` trials of a multi-fidelity ``method`` on the learning curves of ``task``.
+
+    Parameters
+    ----------
+    method
+        A registered name (``rs``, ``sh``, ``hb``, ``asha``, ``bohb``, ``sh-upstream``),
+        ``optuna-pruner:<PrunerClass>``, or a :class:`MethodSpec` with ``fidelity=True``.
+    task
+        A learning-curve task (:data:`nmthpo.benchmark.learning_curves.LC_TASKS`).
+    trials, seed
+        Trials ``0 .. trials-1`` of ``seed``.
+    budget
+        Checkpoints per trial (default :func:`default_budget`: 30 mean curves).
+    settings
+        Method settings (e.g. ``{"eta": 2}``).
+    jobs
+        Worker processes (results do not depend on it).
+    """
+    if trials < 1:
+        raise ValueError(f"trials must be >= 1, got {trials}")
+    if jobs < 1:
+        raise ValueError(f"jobs must be >= 1, got {jobs}")
+    name = method if isinstance(method, str) else method.path
+    resolved = method if isinstance(method, MethodSpec) else resolve(method)
+    table = load_curves(task)
+    b = default_budget(table) if budget is None else int(budget)
+    spec = CurveRunSpec(name, task, b, int(seed), dict(settings or {}))
+    spec = replace(spec, resolved=resolved).validate()
+    if jobs == 1:
+        results = [(t, simulate_trial(spec, t, table)) for t in range(trials)]
+    else:
+        import joblib
+
+        results = joblib.Parallel(n_jobs=jobs)(joblib.delayed(_trial_job)(spec, t)
+                                              for t in range(trials))
+    frames = [_tidy(t, r) for t, r in sorted(results, key=lambda x: x[0])]
+    return CurveRunResult(spec, pd.concat(frames, ignore_index=True))

@@ -1,0 +1,55 @@
+"""Chapter 7: the book's cache holds exactly the grid's runs, the claims table speaks the book's
+vocabulary, and other parameters compute into the user cache only (the notebook's published
+parameters are checked against the grid in ``tests/test_grids.py``)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from nmthpo.engine.stats import check_claims_table
+from nmthpo.studies import grids
+from nmthpo.studies import multifidelity as mf
+
+
+def test_book_cache_holds_exactly_the_grid() -> None:
+    folder = grids.book_dir(mf.FOLDER)
+    if not folder.exists():
+        pytest.skip("results/multifidelity not computed")
+    have = {p.name for p in folder.glob("*.csv.gz")}
+    p = grids.MULTIFIDELITY
+    n_runs = len(p["finetune_tasks"]) * len(p["methods"]) + \
+        len(p["scratch_tasks"]) * len(p["scratch_methods"])
+    assert len(have) == n_runs
+    assert sum(f.stat().st_size for f in folder.iterdir()) < 1_000_000
+    frame = mf.grid_frame()  # read from the book's cache (nothing computed)
+    assert len(frame) == n_runs * p["trials"]
+    assert (frame["cost"] <= frame["budget"]).all() and (frame["regret"] >= 0).all()
+    claims = mf.claims(frame)
+    check_claims_table(claims)
+    fr = claims.loc["sh beats rs at equal cost on lc-finetune-fr-en"]
+    assert fr["verdict"] == "reproduced" and fr["95% CI low"] > 0
+
+
+def test_other_parameters_go_to_the_user_cache(monkeypatch, tmp_path) -> None:
+    monkeypatch.setattr(grids, "results_dir", lambda: tmp_path / "book")
+    monkeypatch.setenv("NMTHPO_RESULTS", str(tmp_path / "user"))
+    monkeypatch.delenv("NMTHPO_WRITE_RESULTS", raising=False)
+    a = mf.run_metrics("sh", "lc-finetune-zh-en", trials=3, seed=5)
+    files = list((tmp_path / "user" / mf.FOLDER).glob("*.csv.gz"))
+    assert len(files) == 1 and not (tmp_path / "book").exists()
+    b = mf.run_metrics("sh", "lc-finetune-zh-en", trials=3, seed=5)  # read back
+    np.testing.assert_allclose(a["regret"], b["regret"])
+    assert list(a.columns[:8]) == ["method", "task", "trial", "regret", "cost", "configs",
+                                   "cost_within", "best_reached"]
+
+
+def test_study_tables() -> None:
+    corr = mf.rank_correlation(["lc-finetune-fr-en", "lc-finetune-zh-en"], [1, 1000])
+    assert len(corr) == 2  # checkpoint 1000 exceeds both curves
+    rho = dict(zip(corr["task"], corr["spearman"], strict=True))
+    assert rho["lc-finetune-fr-en"] > 0.8 > 0.6 > rho["lc-finetune-zh-en"] > 0.4
+    up = mf.upstream_table(["lc-finetune-zh-en"])
+    assert up.loc["lc-finetune-zh-en", "cuts at checkpoints"] == "3, 6, 9, 12, 15, 18, 21"
+    assert mf.method_label("optuna-pruner:MedianPruner") == "optuna Median"
+    assert mf.tolerance("lc-finetune-fr-en") == 0.5
