@@ -46,6 +46,7 @@ __all__ = [
     "KERNELS",
     "GaussianProcess",
     "get_kernel",
+    "inverse_from_cholesky",
     "matern52",
     "rbf",
     "scaled_sqdist",
@@ -306,8 +307,24 @@ def _robust_cholesky(K: np.ndarray) -> tuple[np.ndarray, float]:
     )
 
 
-def _inverse_from_cholesky(L: np.ndarray) -> np.ndarray:
-    """``(L L^T)^{-1}`` from a lower Cholesky factor (LAPACK potri, symmetrised)."""
+def inverse_from_cholesky(L: np.ndarray) -> np.ndarray:
+    """``(L L^T)^{-1}`` from a lower Cholesky factor ``L`` (LAPACK ``dpotri``).
+
+    ``dpotri`` inverts the triangular factor and forms the product in place (about n^3 / 3 +
+    n^3 / 3 flops), 2-3 times faster than ``cho_solve((L, True), I)``, which solves with n
+    right-hand sides. Used for ``K^{-1}`` in the likelihood gradient and for the unlabelled
+    block of the graph surrogates (:func:`nmthpo.models.harmonic.inverse_unlabelled`).
+
+    Parameters
+    ----------
+    L : ndarray of shape (n, n)
+        Lower-triangular Cholesky factor.
+
+    Returns
+    -------
+    ndarray of shape (n, n)
+        Exactly symmetric (the lower triangle mirrored).
+    """
     inv, info = lapack.dpotri(L, lower=1)
     if info != 0:  # pragma: no cover - L comes from a successful factorisation
         raise LinAlgError(f"dpotri failed with info={info}")
@@ -520,7 +537,7 @@ class GaussianProcess:
         nll = 0.5 * ya + float(np.sum(np.log(np.diag(L)))) + 0.5 * n * _LOG_2PI
         if not grad:
             return nll, np.empty(0)
-        Kinv = _inverse_from_cholesky(L)
+        Kinv = inverse_from_cholesky(L)
         tr_kinv = float(np.trace(Kinv))
         aa = float(alpha @ alpha)
         g = np.empty(d + 2)
