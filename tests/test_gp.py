@@ -217,3 +217,33 @@ def test_bad_input_messages() -> None:
         gp.predict(np.zeros((1, 3)))
     with pytest.raises(ValueError, match="entries"):
         gp.add(np.zeros(3), 1.0)
+
+
+# -- fused likelihood (per-dimension squared distances computed once per fit) ------------------
+@pytest.mark.parametrize("name", KERNEL_NAMES)
+def test_fused_likelihood_and_gradient_equal_the_default(name: str) -> None:
+    from nmthpo.models.gp import sqdist_parts
+
+    X, y, _ = _data(n=40, d=4)
+    gp = GaussianProcess(name).fit(X, y, optimize=False)
+    ys = (y - y.mean()) / y.std()
+    parts = sqdist_parts(X)
+    assert parts.shape == (4, 40, 40)
+    np.testing.assert_array_equal(parts, parts.transpose(0, 2, 1))
+    ls = np.array([0.3, 0.9, 1.7, 0.2])
+    np.testing.assert_allclose(np.tensordot(1 / ls**2, parts, axes=1),
+                               scaled_sqdist(X, None, ls), rtol=0, atol=1e-12)
+    for theta in (np.log([0.3, 0.9, 1.7, 0.2, 1.4, 0.03]), np.log([2.0, 0.1, 0.5, 5.0, 0.3, 1e-4])):
+        f0, g0 = gp._nll(theta, X, ys)
+        f1, g1 = gp._nll(theta, X, ys, parts=parts)
+        assert abs(f1 - f0) <= 1e-10 * max(1.0, abs(f0))
+        np.testing.assert_allclose(g1, g0, rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize("name", KERNEL_NAMES)
+def test_fused_fit_reaches_the_same_optimum(name: str) -> None:
+    X, y, Xs = _data(n=40)
+    a = GaussianProcess(name).fit(X, y, rng=np.random.default_rng(3), restarts=2)
+    b = GaussianProcess(name, fused=True).fit(X, y, rng=np.random.default_rng(3), restarts=2)
+    np.testing.assert_allclose(b.theta, a.theta, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(b.predict(Xs)[0], a.predict(Xs)[0], rtol=1e-6, atol=1e-6)

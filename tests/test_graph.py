@@ -268,3 +268,39 @@ def test_surrogate_incremental_inverse_and_predictions() -> None:
         S.eif("slow")
     with pytest.raises(RuntimeError, match="no labelled rows"):
         g.GraphSurrogate(W).predict()
+
+
+# -- graph cache and the unlabelled inverse ------------------------------------------------------
+def test_cached_graphs_are_identical_to_rebuilt_ones() -> None:
+    rng = np.random.default_rng(4)
+    X = rng.uniform(size=(60, 3))
+    g.clear_graph_cache()
+    first = g.build_graph(X, kernel="matern52", k=6)
+    assert g.build_graph(X.copy(), kernel="matern52", k=6) is first  # same bytes: same graph
+    other = g.build_graph(X, kernel="rbf", k=6)
+    assert other is not first and g.build_graph(X, kernel="matern52", k=7) is not first
+    with pytest.raises(ValueError):
+        first.W[0, 1] = 1.0  # shared by trials: read-only
+    g.clear_graph_cache()
+    fresh = g.build_graph(X, kernel="matern52", k=6)
+    assert fresh is not first
+    np.testing.assert_array_equal(fresh.W, first.W)
+    assert (fresh.k, fresh.lengthscale, fresh.mean_degree, fresh.n_components) == (
+        first.k, first.lengthscale, first.mean_degree, first.n_components)
+    for _ in range(g.GRAPH_CACHE_SIZE):  # the cache is bounded
+        g.build_graph(rng.uniform(size=(10, 2)), k=3)
+    assert g.build_graph(X, kernel="matern52", k=6) is not fresh
+
+
+def test_dpotri_inverse_equals_cho_solve() -> None:
+    from scipy import linalg
+
+    X = np.random.default_rng(5).uniform(size=(80, 3))
+    W = g.build_graph(X, k=8).W
+    U = np.setdiff1d(np.arange(80), [3, 17, 42])
+    eps = g.default_eps(W)
+    G = g.inverse_unlabelled(W, U, eps)
+    A = np.diag(W.sum(axis=1)[U] + eps) - W[np.ix_(U, U)]
+    ref = linalg.cho_solve(linalg.cho_factor(A), np.eye(U.size))
+    np.testing.assert_allclose(G, 0.5 * (ref + ref.T), rtol=1e-9, atol=1e-12 * np.abs(ref).max())
+    np.testing.assert_array_equal(G, G.T)

@@ -242,3 +242,46 @@ def test_pinned_rows_transfer(method, settings_, rows, weights):
     res = run_trial(spec, 0)
     if _assert_rows_or_replay(spec, res["row"].tolist(), rows):
         np.testing.assert_allclose(res["target_weight"][3:], weights, atol=1e-12)
+
+
+# -- GP-BO's fast schedule ---------------------------------------------------------------------
+def test_fast_schedule_cached_posterior_equals_a_direct_solve():
+    """Between checkpoints the fast schedule's cached O(tN) posterior equals conditioning a GP
+    with the same hyperparameters directly (Eqs. 1-2), and it refits only at checkpoints."""
+    from nmthpo.benchmark.tables import load_table
+    from nmthpo.optimizers.bo import GPBO
+
+    table = load_table("zh-en")
+    X, y = table.encode("scaled"), table.bleu
+    opt = GPBO(X, np.random.default_rng(0), schedule="fast")
+    rows = np.random.default_rng(1).permutation(len(y))[:40]
+    fits = []
+    for r in rows:
+        opt.tell(int(r), float(y[r]))
+        mean = opt.predict_mean()
+        fits.append(opt.rowgp.model.history.last_fit_n)
+    assert sorted({f for f in fits if f is not None}) == refit_checkpoints(3, 0.2, 40)
+    hyp = opt.rowgp.hyperparameters
+    direct = GaussianProcess("matern52", lengthscales=hyp["lengthscales"],
+                             variance=hyp["variance"], noise=hyp["noise"])
+    direct.fit(X[rows], y[rows], optimize=False)
+    np.testing.assert_allclose(mean, direct.predict(X)[0], rtol=1e-8, atol=1e-8)
+    np.testing.assert_allclose(opt.rowgp.predict()[1], direct.predict(X)[1], rtol=1e-7,
+                               atol=1e-9)
+    assert opt.ask() not in set(rows.tolist())
+
+
+def test_fast_schedule_is_a_setting_that_leaves_exact_keys_alone():
+    from nmthpo.optimizers.bo import GPBO
+
+    exact = RunSpec(method="bo-ei-m", task="zh-en")
+    assert "schedule" not in exact.payload()["settings"]  # the book's cached keys are unchanged
+    fast = RunSpec(method="bo-ei-m", task="zh-en", settings={"schedule": "fast"})
+    assert fast.key() != exact.key()
+    rows = run_trial(RunSpec(method="bo-ei-m", task="zh-en", budget=12,
+                             settings={"schedule": "fast"}), 0)["row"]
+    assert rows[:3].tolist() == [74, 60, 98] and len(set(rows.tolist())) == 12
+    with pytest.raises(ValueError, match="schedule"):
+        GPBO(np.zeros((3, 2)), np.random.default_rng(0), schedule="quick")
+    with pytest.raises(ValueError, match="refit_growth"):
+        GPBO(np.zeros((3, 2)), np.random.default_rng(0), schedule="fast", refit_growth=0)

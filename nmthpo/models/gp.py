@@ -46,9 +46,11 @@ __all__ = [
     "KERNELS",
     "GaussianProcess",
     "get_kernel",
+    "inverse_from_cholesky",
     "matern52",
     "rbf",
     "scaled_sqdist",
+    "sqdist_parts",
 ]
 
 _SQRT5 = float(np.sqrt(5.0))
@@ -121,6 +123,36 @@ def scaled_sqdist(
     if same:
         np.fill_diagonal(r2, 0.0)
     return r2
+
+
+def sqdist_parts(X: np.ndarray) -> np.ndarray:
+    """Per-dimension squared differences ``D[k, i, j] = (X[i, k] - X[j, k]) ** 2``.
+
+    Computed once per hyperparameter fit by the fused likelihood (``GaussianProcess(...,
+    fused=True)``): for any length scales ``r^2 = sum_k D_k / l_k^2`` is then one
+    matrix-vector product, and so is the length-scale gradient ``tr(M D_k) / l_k^2`` of
+    R&W Eq. 5.9 (``M = W * G``, see ``GaussianProcess._nll``).
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d)
+
+    Returns
+    -------
+    ndarray of shape (d, n, n)
+        C-contiguous, exactly symmetric in the last two axes with a zero diagonal.
+    """
+    A = _as_2d(X, "X")
+    T = np.ascontiguousarray(A.T)
+    D = T[:, :, None] - T[:, None, :]
+    D *= D
+    return D
+
+
+def _fused_r2(parts: np.ndarray, ls: np.ndarray) -> np.ndarray:
+    """``r^2 = sum_k D_k / l_k^2`` from :func:`sqdist_parts` (one gemv over n^2 entries)."""
+    d, n, _ = parts.shape
+    return (1.0 / (ls * ls) @ parts.reshape(d, n * n)).reshape(n, n)
 
 
 def _matern52_from_r2(r2: np.ndarray, variance: float) -> tuple[np.ndarray, np.ndarray]:
@@ -275,8 +307,24 @@ def _robust_cholesky(K: np.ndarray) -> tuple[np.ndarray, float]:
     )
 
 
-def _inverse_from_cholesky(L: np.ndarray) -> np.ndarray:
-    """``(L L^T)^{-1}`` from a lower Cholesky factor (LAPACK potri, symmetrised)."""
+def inverse_from_cholesky(L: np.ndarray) -> np.ndarray:
+    """``(L L^T)^{-1}`` from a lower Cholesky factor ``L`` (LAPACK ``dpotri``).
+
+    ``dpotri`` inverts the triangular factor and forms the product in place (about n^3 / 3 +
+    n^3 / 3 flops), 2-3 times faster than ``cho_solve((L, True), I)``, which solves with n
+    right-hand sides. Used for ``K^{-1}`` in the likelihood gradient and for the unlabelled
+    block of the graph surrogates (:func:`nmthpo.models.harmonic.inverse_unlabelled`).
+
+    Parameters
+    ----------
+    L : ndarray of shape (n, n)
+        Lower-triangular Cholesky factor.
+
+    Returns
+    -------
+    ndarray of shape (n, n)
+        Exactly symmetric (the lower triangle mirrored).
+    """
     inv, info = lapack.dpotri(L, lower=1)
     if info != 0:  # pragma: no cover - L comes from a successful factorisation
         raise LinAlgError(f"dpotri failed with info={info}")
@@ -342,6 +390,12 @@ class GaussianProcess:
         Maximum L-BFGS-B iterations per start.
     screen : int
         Random candidates screened per restart (see above).
+    fused : bool
+        Optimise with the fused likelihood: the per-dimension squared distances
+        (:func:`sqdist_parts`) are computed once per fit and every evaluation builds ``r^2``
+        and the length-scale gradient from them by one matrix-vector product each. Equal to
+        the default evaluation up to rounding (tested to 1e-10); ``False`` (the default) keeps
+        the evaluation bit for bit as the book's cached runs computed it.
 
     Examples
     --------
@@ -364,8 +418,10 @@ class GaussianProcess:
         noise_bounds: tuple[float, float] = (1e-6, 1.0),
         maxiter: int = 200,
         screen: int = 8,
+        fused: bool = False,
     ) -> None:
         get_kernel(kernel)  # validates the name
+        self.fused = bool(fused)
         self.kernel = kernel
         self._from_r2 = _FROM_R2[kernel]
         bad = sorted(set(fixed) - set(_HYPER_NAMES))
@@ -447,7 +503,12 @@ class GaussianProcess:
 
     # -- marginal likelihood --------------------------------------------------------------------
     def _nll(
-        self, theta: np.ndarray, X: np.ndarray, ys: np.ndarray, grad: bool = True
+        self,
+        theta: np.ndarray,
+        X: np.ndarray,
+        ys: np.ndarray,
+        grad: bool = True,
+        parts: np.ndarray | None = None,
     ) -> tuple[float, np.ndarray]:
         """Negative log marginal likelihood of standardised ``ys`` and its gradient in theta.
 
@@ -456,12 +517,16 @@ class GaussianProcess:
         ``D_k[i, j] = (x_ik - x_jk)^2 / l_k^2`` and ``G`` kernel-specific (Matérn-5/2:
         ``variance * 5/3 (1 + sqrt5 r) exp(-sqrt5 r)``; RBF: ``K``), so with ``M = W * G``
         ``tr(W dK/dlog l_k) = (2 sum_i M_i. x_ik^2 - 2 x_k^T M x_k) / l_k^2`` in O(n^2 d).
+        With ``parts`` (:func:`sqdist_parts` of ``X``, the fused evaluation) ``r^2`` and
+        ``tr(W dK/dlog l_k) = sum_ij M_ij D_k[i, j] / l_k^2`` are one product each.
         """
         n, d = X.shape
         ls = np.exp(theta[:d])
         var = float(np.exp(theta[d]))
         noise = float(np.exp(theta[d + 1]))
-        K, G = self._from_r2(scaled_sqdist(X, None, ls), var)
+        r2 = scaled_sqdist(X, None, ls) if parts is None else _fused_r2(parts, ls)
+        K, G = self._from_r2(r2, var)
+        del r2
         if G is K:  # RBF: G equals the noise-free kernel matrix, which K is about to stop being
             G = K.copy()
         K[np.diag_indices(n)] += noise
@@ -472,7 +537,7 @@ class GaussianProcess:
         nll = 0.5 * ya + float(np.sum(np.log(np.diag(L)))) + 0.5 * n * _LOG_2PI
         if not grad:
             return nll, np.empty(0)
-        Kinv = _inverse_from_cholesky(L)
+        Kinv = inverse_from_cholesky(L)
         tr_kinv = float(np.trace(Kinv))
         aa = float(alpha @ alpha)
         g = np.empty(d + 2)
@@ -480,8 +545,11 @@ class GaussianProcess:
         M = np.multiply.outer(alpha, alpha)
         M -= Kinv
         M *= G
-        rs = M.sum(axis=1)
-        term = 2.0 * (rs @ (X * X)) - 2.0 * np.einsum("ik,ik->k", X, M @ X)
+        if parts is None:
+            rs = M.sum(axis=1)
+            term = 2.0 * (rs @ (X * X)) - 2.0 * np.einsum("ik,ik->k", X, M @ X)
+        else:
+            term = parts.reshape(d, n * n) @ M.reshape(n * n)
         g[:d] = 0.5 * term / (ls * ls)
         # signal variance: tr(W Kf) with Kf = K - (noise + jitter) I, so that
         # alpha^T Kf alpha = ys.alpha - s aa and tr(K^{-1} Kf) = n - s tr(K^{-1})
@@ -588,6 +656,7 @@ class GaussianProcess:
         d = X.shape[1]
         bounds = self.log_bounds(d)
         theta0 = np.clip(self.theta, bounds[:, 0], bounds[:, 1])
+        parts = sqdist_parts(X) if self.fused else None
         starts = [theta0]
         if restarts:
             assert rng is not None
@@ -599,7 +668,7 @@ class GaussianProcess:
             values = np.empty(len(pool))
             for i, cand in enumerate(pool):
                 try:
-                    values[i] = self._nll(cand, X, ys, grad=False)[0]
+                    values[i] = self._nll(cand, X, ys, grad=False, parts=parts)[0]
                 except LinAlgError:
                     values[i] = np.inf
                 self.n_evaluations += 1
@@ -610,7 +679,7 @@ class GaussianProcess:
             th[free] = z
             self.n_evaluations += 1
             try:
-                f, g = self._nll(th, X, ys)
+                f, g = self._nll(th, X, ys, parts=parts)
             except LinAlgError:
                 return 1e25, np.zeros(z.size)
             return f, g[free]

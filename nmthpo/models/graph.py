@@ -32,9 +32,11 @@ from nmthpo.models.influence import (
 )
 from nmthpo.models.knn_graph import (
     EPS_REL,
+    GRAPH_CACHE_SIZE,
     KNN_DIVISOR,
     KNNGraph,
     build_graph,
+    clear_graph_cache,
     default_eps,
     distance_matrix,
     energy,
@@ -49,8 +51,9 @@ from nmthpo.models.knn_graph import (
 __all__ = [
     "GraphSurrogate",
     # re-exported from knn_graph, harmonic and influence
-    "EIF_MODES", "EPS_REL", "KNN_DIVISOR", "KNNGraph", "binary_labels_fast",
-    "binary_labels_naive", "build_graph", "default_eps", "distance_matrix", "downdate_inverse",
+    "EIF_MODES", "EPS_REL", "GRAPH_CACHE_SIZE", "KNN_DIVISOR", "KNNGraph",
+    "binary_labels_fast", "binary_labels_naive", "build_graph", "clear_graph_cache",
+    "default_eps", "distance_matrix", "downdate_inverse",
     "eif_scores_fast", "eif_scores_naive", "energy", "gbopt_probability", "grf_covariance",
     "grf_posterior", "harmonic_from_inverse", "harmonic_solution", "inverse_unlabelled",
     "knn_adjacency", "laplacian", "mean_degrees", "median_lengthscale", "neighbour_ranks",

@@ -21,6 +21,8 @@ graph is :mod:`nmthpo.models.harmonic`, the surrogate :class:`nmthpo.models.grap
 
 from __future__ import annotations
 
+import hashlib
+from collections import OrderedDict
 from dataclasses import dataclass
 
 import numpy as np
@@ -30,7 +32,8 @@ from scipy.spatial.distance import pdist, squareform
 from nmthpo.models.gp import get_kernel
 
 __all__ = [
-    "EPS_REL", "KNN_DIVISOR", "KNNGraph", "build_graph", "default_eps", "distance_matrix",
+    "EPS_REL", "GRAPH_CACHE_SIZE", "KNN_DIVISOR", "KNNGraph", "build_graph", "clear_graph_cache",
+    "default_eps", "distance_matrix",
     "energy", "knn_adjacency", "laplacian", "mean_degrees", "median_lengthscale",
     "neighbour_ranks", "paper_k",
 ]
@@ -40,6 +43,11 @@ EPS_REL: float = 1e-6
 
 #: Divisor of the paper's kNN rule (footnote 12): mean degree about ``n / KNN_DIVISOR``.
 KNN_DIVISOR: float = 7.0
+
+#: Graphs :func:`build_graph` keeps per process (least recently used dropped first).
+GRAPH_CACHE_SIZE: int = 16
+
+_GRAPHS: OrderedDict[tuple[object, ...], KNNGraph] = OrderedDict()
 
 
 def _check_X(X: np.ndarray) -> np.ndarray:
@@ -196,9 +204,18 @@ def build_graph(
     Returns
     -------
     KNNGraph
+        Cached per process by (the bytes of ``X``, ``kernel``, ``k``, ``lengthscale``): every
+        trial of a run -- and every run on the same table in one worker -- shares one graph
+        (its ``W`` is read-only), as building it costs 0.1-0.2 s on the largest tables.
     """
     X = _check_X(X)
     kern = get_kernel(kernel)
+    ck = (hashlib.sha256(np.ascontiguousarray(X).tobytes()).hexdigest(), X.shape, kernel,
+          None if k is None else int(k), None if lengthscale is None else float(lengthscale))
+    hit = _GRAPHS.get(ck)
+    if hit is not None:
+        _GRAPHS.move_to_end(ck)
+        return hit
     dist = distance_matrix(X)
     if k is None:
         k = paper_k(dist)
@@ -210,7 +227,17 @@ def build_graph(
     W = 0.5 * (W + W.T)
     np.fill_diagonal(W, 0.0)
     ncomp = int(connected_components(A, directed=False)[0])
-    return KNNGraph(W, int(k), kernel, ell, float(A.sum() / A.shape[0]), ncomp)
+    W.setflags(write=False)  # shared by every trial on this table (see the cache above)
+    graph = KNNGraph(W, int(k), kernel, ell, float(A.sum() / A.shape[0]), ncomp)
+    _GRAPHS[ck] = graph
+    while len(_GRAPHS) > GRAPH_CACHE_SIZE:
+        _GRAPHS.popitem(last=False)
+    return graph
+
+
+def clear_graph_cache() -> None:
+    """Forget the graphs :func:`build_graph` keeps (the next call rebuilds)."""
+    _GRAPHS.clear()
 
 
 def laplacian(W: np.ndarray) -> np.ndarray:

@@ -93,6 +93,8 @@ class RowGP:
     seed : int
         Seeds the restart generator of the fit at checkpoint ``s``: ``default_rng([seed, s])``.
     refit_growth, refit_until, restarts, first_fit : see :class:`ParetoSMBO`.
+    fused : bool
+        Fit with the fused likelihood (see :class:`~nmthpo.models.gp.GaussianProcess`).
     """
 
     def __init__(
@@ -102,9 +104,10 @@ class RowGP:
         seed: int,
         *,
         refit_growth: float = 0.2,
-        refit_until: int = 200,
+        refit_until: int | None = 200,
         restarts: int = 2,
         first_fit: int = 3,
+        fused: bool = False,
     ) -> None:
         self.X = np.asarray(X, dtype=float)
         self.N = self.X.shape[0]
@@ -114,7 +117,7 @@ class RowGP:
         self.restarts = int(restarts)
         self.schedule = RefitSchedule(growth=refit_growth, until=refit_until, first_fit=first_fit,
                                       restarts=restarts, restart_rule="doubling")
-        self.model = ScheduledGP(kernel, self.schedule, self.seed, between="keep")
+        self.model = ScheduledGP(kernel, self.schedule, self.seed, between="keep", fused=fused)
         self.rows: list[int] = []
         self.values: list[float] = []
         self._hyp: dict[str, Any] | None = None

@@ -427,7 +427,10 @@ def search_in_rows(
     opt = make_optimizer(method, np.asarray(X)[rows], rng, **settings)
     ys = np.asarray(y, dtype=float)[rows]
     init = rng.choice(m, size=min(n_init, t_max), replace=False)
-    seen = ask_tell(opt, ys, init, t_max, label=f"{method} (sub-table search)")
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1, user_api="blas"):  # one BLAS thread per trial, as the runner
+        seen = ask_tell(opt, ys, init, t_max, label=f"{method} (sub-table search)")
     curve = np.maximum.accumulate(ys[seen])
     return np.concatenate([curve, np.full(budget - t_max, curve[-1])])
 
