@@ -8,8 +8,10 @@ The surrogate is harmonic label propagation on a kNN graph over all rows of the 
 * ``"eif"``: expected influence (Eq. 8) on binarised labels, computed by the O(u^2) rank-one
   identity (``eif_method="fast"``, default) or by re-solving label propagation for every
   candidate (``"naive"``, the reference; identical choices, far slower). ``eif_mode`` picks
-  the reading: ``"text"`` (the paper's wording) or ``"gbopt"`` (the authors' public code), see
-  :mod:`nmthpo.models.graph`.
+  the reading: ``"text"`` (the paper's wording), ``"gbopt"`` (the authors' public code: one
+  pivot labelled 1, the first evaluated of the rows tied at the best value), ``"gbopt-ties"``
+  (every tied best row labelled 1) or ``"monotone"`` (pivot labels, a monotone rescaling of
+  the prediction), see :mod:`nmthpo.models.influence`.
 
 The graph depends only on ``X`` and is built once at construction; the inverse of the
 unlabelled Laplacian block is downdated in O(u^2) per ``tell``.
@@ -28,6 +30,7 @@ import numpy as np
 
 from nmthpo.models.acquisition import expected_improvement
 from nmthpo.models.graph import GraphSurrogate, build_graph
+from nmthpo.models.influence import EIF_MODES
 from nmthpo.optimizers.base import TableOptimizer
 
 __all__ = [
@@ -42,7 +45,6 @@ __all__ = [
 KERNELS = ("matern52", "rbf")
 ACQUISITIONS = ("ei", "eif")
 EIF_METHODS = ("fast", "naive")
-EIF_MODES = ("text", "gbopt")
 
 
 def snap_ties(scores: np.ndarray, rtol: float) -> np.ndarray:
@@ -76,8 +78,10 @@ class GraphSMBO(TableOptimizer):
     eps : float, optional
         ``1 / sigma^2`` regularisation (ghost-node weight); ``None``: 1e-6 x mean degree.
     eif_method : {"fast", "naive"}
-    eif_mode : {"text", "gbopt"}
-        Reading of Eq. 8: the paper's text or the authors' code.
+    eif_mode : {"text", "gbopt", "gbopt-ties", "monotone"}
+        Reading of Eq. 8 (:mod:`nmthpo.models.influence`): the paper's text, the authors'
+        code (tied pivot included), the earlier all-ties reading of that code, or pivot
+        labels with a monotone probability.
     refresh_every : int
         Recompute the inverse from scratch after this many rank-one downdates (0: never).
     tie_rtol : float
