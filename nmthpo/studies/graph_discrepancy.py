@@ -57,8 +57,10 @@ __all__ = [
     "ei_diagnosis",
     "k_loto",
     "k_sweep",
+    "k_table",
     "labelling_change",
     "loto_verdict",
+    "needle_table",
     "paired_table",
 ]
 
@@ -287,6 +289,34 @@ def ei_diagnosis(task: str, trials: int = 20, seed: int = 0,
                      name=task)
 
 
+def needle_table(tasks: Sequence[str], kernel: str = "matern52") -> pd.DataFrame:
+    """How well the graph can point at the best rows: their leave-one-out predictions.
+
+    With every other row labelled, harmonic propagation (Eq. 7) predicts row ``i`` as the
+    weighted mean of its neighbours' BLEU, ``sum_j W_ij y_j / D_ii`` (the ghost node's ``eps``
+    aside). A best row whose neighbours are mediocre -- a *needle* -- is then predicted low,
+    and a method that follows the propagated mean reaches it late whatever its acquisition.
+    Per task: the best rows, their leave-one-out prediction, its rank among all rows' (1 = the
+    highest), the best BLEU and the table's mean BLEU. Graph as in Table 3 (the paper's k rule).
+    """
+    from nmthpo.engine.runner import RunSpec
+    from nmthpo.models.graph import build_graph
+
+    rows = []
+    for task in tasks:
+        table = load_table(task)
+        y = table.bleu
+        X = table.encode(str(RunSpec("gb-ei-m", task).encoding))
+        W = build_graph(X, kernel=kernel).W
+        loo = (W @ y) / W.sum(axis=1)
+        for b in np.flatnonzero(y == y.max()):
+            rows.append({"task": task, "best row": int(b), "best BLEU": float(y[b]),
+                         "leave-one-out prediction": round(float(loo[b]), 2),
+                         "rank of that prediction": f"{int((loo > loo[b]).sum()) + 1} of {y.size}",
+                         "table mean BLEU": round(float(y.mean()), 2)})
+    return pd.DataFrame(rows).set_index(["task", "best row"])
+
+
 def _k_runs(method: str, task: str, trials: int, seed: int, ties: str,
             ks: Sequence[int]) -> dict[int | str, np.ndarray]:
     from nmthpo.studies.grids import run_one
@@ -321,6 +351,23 @@ def k_sweep(methods: Sequence[str], tasks: Sequence[str], trials: int = 30, seed
                              "k": rule_k if key == "rule" else key, "rule": key == "rule",
                              "ftb": est, "low": lo, "high": hi})
     return pd.DataFrame(rows)
+
+
+def k_table(sweep: pd.DataFrame) -> pd.DataFrame:
+    """:func:`k_sweep` for reading: rows (method, task), columns the swept k and the paper's
+    rule, cells ``ftb [low, high]`` (the rule's cell names its k)."""
+    swept = sorted({int(k) for k, r in zip(sweep.k, sweep.rule, strict=True) if not r})
+    cols = [f"k={k}" for k in swept] + ["rule (footnote 12)"]
+    out = pd.DataFrame(index=pd.MultiIndex.from_frame(
+        sweep[["method", "task"]].drop_duplicates()), columns=cols, dtype=object)
+    for r in sweep.itertuples():
+        cell = _fmt(r.ftb, r.low, r.high)
+        if r.rule:
+            out.loc[(r.method, r.task), cols[-1]] = f"k={r.k}: {cell}"
+        else:
+            out.loc[(r.method, r.task), f"k={r.k}"] = cell
+    out.columns.name = "mean ftb [95% CI]"
+    return out.fillna("")
 
 
 def k_loto(methods: Sequence[str], tasks: Sequence[str], trials: int = 30, seed: int = 0,
