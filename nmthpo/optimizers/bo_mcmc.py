@@ -166,10 +166,11 @@ class MarginalGPBO(TableOptimizer):
         self.acceptance = float(acc.mean())
         return self.walkers.copy()
 
-    def _posteriors(self, thetas: np.ndarray, rows: np.ndarray) -> list[tuple[np.ndarray, ...]]:
+    def _posteriors(self, thetas: np.ndarray, rows: np.ndarray
+                    ) -> list[tuple[np.ndarray, np.ndarray]]:
         X_obs = self.X[np.asarray(self.rows, dtype=int)]
         d = self.X.shape[1]
-        out = []
+        out: list[tuple[np.ndarray, np.ndarray]] = []
         for th in thetas:
             gp = GaussianProcess(self.kernel, lengthscales=np.exp(th[:d]),
                                  variance=float(np.exp(th[d])), noise=float(np.exp(th[d + 1])))

@@ -26,11 +26,12 @@ runner refuses it for ``jobs > 1`` (put it in a module).
 public implementation computes them (one pivot labelled 1 -- the first evaluated of the rows
 tied at the best BLEU -- every other labelled row 0, the candidate's probability from the
 rescaled BLEU prediction; ``eif_mode="gbopt-ties"`` labels every tied best row 1).
-``bo-ei-m-mcmc`` is a paper-era GP-BO (RoBO's default stack: hyperparameters marginalised by
-MCMC, no type-II maximum likelihood, no restarts; :mod:`nmthpo.optimizers.bo_mcmc`). The literal reading of the paper's
-text (random-walk probabilities > 0.5 -> label 1) is kept as ``gb-eif-text-m``; it finds the best
-row *last* on most tables, which contradicts the paper's "EIF often beats EI", so the paper's
-numbers cannot have come from it (see :mod:`nmthpo.optimizers.graph` and Chapter 2).
+The literal reading of the paper's text (random-walk probabilities > 0.5 -> label 1) is kept
+as ``gb-eif-text-m``; it finds the best row *last* on most tables, which contradicts the paper's
+"EIF often beats EI", so the paper's numbers cannot have come from it (see
+:mod:`nmthpo.optimizers.graph` and Chapter 2). ``bo-ei-m-mcmc`` is a paper-era GP-BO (RoBO's
+default stack: hyperparameters marginalised by MCMC, no type-II maximum likelihood, no
+restarts; :mod:`nmthpo.optimizers.bo_mcmc`).
 
 Entries are resolved lazily (module path, class name, fixed settings), so importing the
 registry stays cheap and an optional method's import error surfaces only when it is used.

@@ -1,4 +1,6 @@
-"""Chapter 2's figure of the graph-discrepancy experiments (:mod:`nmthpo.studies.graph_discrepancy`).
+"""Chapter 2's figure of the graph-discrepancy experiments.
+
+The data come from :mod:`nmthpo.studies.graph_discrepancy`.
 
 Each function returns a :class:`matplotlib.figure.Figure` built without pyplot.
 """
@@ -36,7 +38,7 @@ def arm_forest(intervals: pd.DataFrame, reference: str = "RS") -> Figure:
     y = np.arange(len(arms))[::-1]
     for ax, task in zip(axes.ravel(), tasks, strict=False):
         g = intervals[intervals.task == task].set_index("arm").loc[arms]
-        for yi, (arm, r) in zip(y, g.iterrows(), strict=True):
+        for yi, (_arm, r) in zip(y, g.iterrows(), strict=True):
             col = GROUP_COLOURS.get(str(r["group"]), "#333333")
             ax.errorbar(r["ftb"], yi, xerr=[[r["ftb"] - r["low"]], [r["high"] - r["ftb"]]],
                         fmt="o", ms=4, color=col, capsize=2, lw=1.1)

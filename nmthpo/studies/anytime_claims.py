@@ -122,7 +122,8 @@ def trial_variance(per_trial: pd.DataFrame, tasks: Sequence[str] = ("ja-en", "sw
     """What the tables allow instead of Figure 8: the spread over HPO trials.
 
     Per task and method: the standard deviation over trials of ftb (evaluations) and of fb
-    (BLEU regret after the fb budget), from :func:`nmthpo.studies.single_objective.per_trial_metrics`.
+    (BLEU regret after the fb budget), from
+    :func:`nmthpo.studies.single_objective.per_trial_metrics`.
     """
     sub = per_trial[per_trial.task.isin(tasks)]
     g = sub.groupby(["task", "method"], sort=False)

@@ -30,7 +30,7 @@ METRIC_NAMES: dict[str, str] = {
 
 def table4_readable(t4: pd.DataFrame, methods: Sequence[str] | None = None,
                     decimals: int = 1) -> pd.DataFrame:
-    """Table 4 as the book prints it: rows (task with rows, J, B) x columns (metric, method).
+    """Table 4 as the book prints it: rows (task with rows, J, B; metric), columns methods.
 
     Cells read ``mean ± sd`` (sd over trials, ddof 0), rounded to ``decimals``.
     """
@@ -40,20 +40,20 @@ def table4_readable(t4: pd.DataFrame, methods: Sequence[str] | None = None,
     if missing:
         raise ValueError(f"frame lacks columns {missing}; pass multiobjective.table4(runs)")
     ms = list(dict.fromkeys(t4.method)) if methods is None else list(methods)
-    out = t4[t4.method.isin(ms)].copy()
-    out["task"] = [f"{t} ({r} rows, J={j}, B={b})"
-                   for t, r, j, b in zip(out.task, out.rows, out.J, out.B, strict=True)]
-    cells = {}
-    for m, title in METRIC_NAMES.items():
-        cells[title] = [f"{a:.{decimals}f} ± {s:.{decimals}f}"
-                        for a, s in zip(out[f"{m}_mean"], out[f"{m}_std"], strict=True)]
-    frame = pd.DataFrame({"task": out.task.to_numpy(), "method": out.method.to_numpy(),
-                          **cells})
-    wide = frame.pivot(index="task", columns="method", values=list(METRIC_NAMES.values()))
-    wide = wide.reindex(index=list(dict.fromkeys(frame.task)))
-    wide = wide.reindex(columns=pd.MultiIndex.from_product([list(METRIC_NAMES.values()), ms]))
-    wide.index.name = "task"
-    wide.columns.names = ["metric (mean ± sd over trials)", "method"]
+    out = t4[t4.method.isin(ms)]
+    records = []
+    for r in out.itertuples():
+        label = f"{r.task} ({r.rows} rows, J={r.J}, B={r.B})"
+        for m, title in METRIC_NAMES.items():
+            mean, sd = getattr(r, f"{m}_mean"), getattr(r, f"{m}_std")
+            records.append({"task": label, "metric": title, "method": r.method,
+                            "cell": f"{mean:.{decimals}f} ± {sd:.{decimals}f}"})
+    frame = pd.DataFrame(records)
+    wide = frame.pivot(index=["task", "metric"], columns="method", values="cell")
+    order = pd.MultiIndex.from_product([list(dict.fromkeys(frame.task)),
+                                        list(METRIC_NAMES.values())], names=["task", "metric"])
+    wide = wide.reindex(index=order, columns=[m for m in ms if m in wide.columns])
+    wide.columns.name = "mean ± sd over trials"
     return wide
 
 
