@@ -150,6 +150,25 @@ def _check_mode(mode: str) -> None:
         raise ValueError(f"unknown EIF mode {mode!r}; valid: {', '.join(EIF_MODES)}")
 
 
+def _rescale(mean: np.ndarray, unlabelled: np.ndarray, best: float,
+             monotone: bool) -> np.ndarray:
+    """Map the propagated BLEU of the unlabelled rows to [0, 1] around the best label ``b``:
+    ``[b, max mu] -> [0.5, 1]``; below ``b`` either gbopt's ``0.5 (b - mu) / (b - min mu)`` or,
+    ``monotone``, ``0.5 (mu - min mu) / (b - min mu)``. Zero denominators give 0.5."""
+    mu = np.asarray(mean, dtype=float)[np.asarray(unlabelled, dtype=np.int64)]
+    out = np.full(mu.shape, 0.5)
+    if mu.size == 0:
+        return out
+    hi, lo = mu >= best, mu < best
+    top, bottom = mu.max() - best, best - mu.min()
+    if top > 0:
+        out[hi] = 0.5 + 0.5 * (mu[hi] - best) / top
+    if bottom > 0:
+        below = mu[lo] - mu.min() if monotone else best - mu[lo]
+        out[lo] = 0.5 * below / bottom
+    return out
+
+
 def gbopt_probability(mean: np.ndarray, unlabelled: np.ndarray, best: float) -> np.ndarray:
     """The authors' code's ``f(k)`` for ``mode="gbopt"``: a rescaled BLEU prediction.
 
@@ -162,17 +181,7 @@ def gbopt_probability(mean: np.ndarray, unlabelled: np.ndarray, best: float) -> 
     -------
     ndarray of shape (u,)
     """
-    mu = np.asarray(mean, dtype=float)[np.asarray(unlabelled, dtype=np.int64)]
-    out = np.full(mu.shape, 0.5)
-    if mu.size == 0:
-        return out
-    hi, lo = mu >= best, mu < best
-    top, bottom = mu.max() - best, best - mu.min()
-    if top > 0:
-        out[hi] = 0.5 + 0.5 * (mu[hi] - best) / top
-    if bottom > 0:
-        out[lo] = 0.5 * (best - mu[lo]) / bottom
-    return out
+    return _rescale(mean, unlabelled, best, monotone=False)
 
 
 def monotone_probability(mean: np.ndarray, unlabelled: np.ndarray, best: float) -> np.ndarray:
@@ -188,23 +197,12 @@ def monotone_probability(mean: np.ndarray, unlabelled: np.ndarray, best: float) 
     -------
     ndarray of shape (u,)
     """
-    mu = np.asarray(mean, dtype=float)[np.asarray(unlabelled, dtype=np.int64)]
-    out = np.full(mu.shape, 0.5)
-    if mu.size == 0:
-        return out
-    hi, lo = mu >= best, mu < best
-    top, bottom = mu.max() - best, best - mu.min()
-    if top > 0:
-        out[hi] = 0.5 + 0.5 * (mu[hi] - best) / top
-    if bottom > 0:
-        out[lo] = 0.5 * (mu[lo] - mu.min()) / bottom
-    return out
+    return _rescale(mean, unlabelled, best, monotone=True)
 
 
 def _scaled_probability(mode: str, mean: np.ndarray, unlabelled: np.ndarray,
                         best: float) -> np.ndarray:
-    scale = monotone_probability if mode == "monotone" else gbopt_probability
-    return scale(mean, unlabelled, best)
+    return _rescale(mean, unlabelled, best, monotone=mode == "monotone")
 
 
 def eif_scores_naive(
