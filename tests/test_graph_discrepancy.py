@@ -145,5 +145,5 @@ def test_versus_random_search_words() -> None:
     from nmthpo.studies import multiobjective as mo
 
     wide = mt.table4_readable(mo.table4(runs))
-    assert wide.index[0][0].startswith("zh-en (118 rows") and "±" in wide.iloc[0, 0]
+    assert wide.index[0][0].startswith("zh-en (n=118,") and "±" in wide.iloc[0, 0]
     assert list(wide.columns) == ["rs", "bo-m"] and len(wide) == 3

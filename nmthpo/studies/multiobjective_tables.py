@@ -21,11 +21,7 @@ from nmthpo.studies.multiobjective import pareto_metrics
 __all__ = ["METRIC_NAMES", "table4_readable", "versus_random_search"]
 
 #: Column titles of the three runtime metrics of Section 4.2.
-METRIC_NAMES: dict[str, str] = {
-    "fto": "fto (evals to one Pareto row)",
-    "fta": "fta (evals to all J)",
-    "fbp": "fbp (Pareto rows in first B)",
-}
+METRIC_NAMES: dict[str, str] = {"fto": "fto (evals)", "fta": "fta (evals)", "fbp": "fbp (rows)"}
 
 
 def table4_readable(t4: pd.DataFrame, methods: Sequence[str] | None = None,
@@ -43,7 +39,7 @@ def table4_readable(t4: pd.DataFrame, methods: Sequence[str] | None = None,
     out = t4[t4.method.isin(ms)]
     records = []
     for r in out.itertuples():
-        label = f"{r.task} ({r.rows} rows, J={r.J}, B={r.B})"
+        label = f"{r.task} (n={r.rows}, J={r.J}, B={r.B})"
         for m, title in METRIC_NAMES.items():
             mean, sd = getattr(r, f"{m}_mean"), getattr(r, f"{m}_std")
             records.append({"task": label, "metric": title, "method": r.method,
