@@ -147,3 +147,20 @@ def test_versus_random_search_words() -> None:
     wide = mt.table4_readable(mo.table4(runs))
     assert wide.index[0][0].startswith("zh-en (n=118,") and "±" in wide.iloc[0, 0]
     assert list(wide.columns) == ["rs", "bo-m"] and len(wide) == 3
+
+
+def test_ei_scale_multiplies_the_grf_std() -> None:
+    from nmthpo.models.acquisition import expected_improvement
+    from nmthpo.optimizers.graph import GraphSMBO
+
+    rng = np.random.default_rng(2)
+    X = rng.random((30, 2))
+    y = X.sum(axis=1)
+    opt = GraphSMBO(X, rng, acquisition="ei", ei_scale=3.0)
+    for r in (0, 5, 9, 14):
+        opt.tell(r, y[r])
+    mean, std = opt.surrogate.posterior()
+    best = y[[0, 5, 9, 14]].max()
+    np.testing.assert_allclose(opt.scores(), expected_improvement(mean, 3.0 * std, best))
+    with pytest.raises(ValueError, match="ei_scale"):
+        GraphSMBO(X, rng, ei_scale=0.0)
