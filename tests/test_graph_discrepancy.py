@@ -71,7 +71,7 @@ def test_chapter2_discrepancy_trials_are_the_grids() -> None:
     exec("".join(cell["source"]), ns)
     for name in ("gd_labels", "gd_bo", "gd_bo_rare", "gd_gbei"):
         assert grids.RUN_GRIDS[name].trials == ns["discrepancy_trials"]
-        assert grids.RUN_GRIDS[name].tasks == grids.SMALL_TASKS
+        assert set(grids.SMALL_TASKS) <= set(grids.RUN_GRIDS[name].tasks)
 
 
 def _fake_ftb() -> pd.DataFrame:
