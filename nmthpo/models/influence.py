@@ -18,13 +18,22 @@ Expected influence (Eq. 8, our reading of the text)
 
     the sum running over the *other unlabelled* rows (labelled rows and ``k`` itself would add
     terms that do not depend on the propagation). This is ``mode="text"``.
-    ``mode="gbopt"`` reproduces the authors' public code (github.com/Este1le/gbopt, read for
-    interpretation only): every labelled row except the best is labelled 0, and the
-    probability ``f(k)`` is not the binary harmonic value but a rescaling of the BLEU
-    prediction around the best label (:func:`gbopt_probability`). The two differ sharply:
-    with mostly-0 labels the text's weights favour candidates far from the best row
+    ``mode="gbopt"`` reproduces the authors' public code (github.com/Este1le/gbopt,
+    ``EIF._normalize``, read for interpretation only): ONE labelled row, the *pivot*, is
+    labelled 1 -- the first evaluated of the rows tied at the best value (``argmax`` over the
+    labelled rows in evaluation order) -- and every other labelled row 0, tied best rows
+    included; the probability ``f(k)`` is not the binary harmonic value but a rescaling of
+    the BLEU prediction around the best label (:func:`gbopt_probability`). The two differ
+    sharply: with mostly-0 labels the text's weights favour candidates far from the best row
     (``S0`` dominates where ``h_k`` is near 0), the gbopt weights favour candidates whose
     prediction is close to the best label.
+    ``mode="gbopt-ties"`` is nmthpo's earlier reading of that code: every row tied at the
+    best value labelled 1 (it differs from ``"gbopt"`` only at steps with such ties; on
+    zh-en, seed 0, trial 0 after 20 rows, with rows 43, 65 and 58 tied at 14.36, candidate
+    90 scores 80.19 under ``"gbopt"`` and 73.74 under ``"gbopt-ties"``).
+    ``mode="monotone"`` keeps the pivot labels and replaces gbopt's rescaling by a monotone
+    one (:func:`monotone_probability`): the authors' ``f(k)`` is *not* monotone in the
+    prediction (rows predicted just below the best get about 0, the worst about 0.5).
 
 Fast expected influence
     With ``G = (Delta_UU + eps I)^{-1}``, clamping ``k`` to ``v`` changes the solution on
@@ -50,7 +59,7 @@ from nmthpo.models.harmonic import (
 
 __all__ = [
     "EIF_MODES", "binary_labels_fast", "binary_labels_naive", "eif_scores_fast",
-    "eif_scores_naive", "gbopt_probability",
+    "eif_scores_naive", "gbopt_probability", "monotone_probability", "pivot_labels",
 ]
 
 
@@ -59,6 +68,30 @@ def _best_mask(values: np.ndarray) -> np.ndarray:
     if vals.size == 0:
         raise ValueError("expected influence needs at least one labelled row")
     return np.asarray(vals == vals.max())
+
+
+def pivot_labels(values: np.ndarray, ties: bool = False) -> np.ndarray:
+    """The binary labels of gbopt's expected influence (``EIF._normalize``).
+
+    Parameters
+    ----------
+    values : ndarray of shape (l,)
+        Values of the labelled rows *in evaluation order*.
+    ties : bool
+        False (the authors' code): only the pivot, the first row reaching the maximum, gets 1.
+        True (``mode="gbopt-ties"``): every row tied at the maximum gets 1.
+
+    Returns
+    -------
+    ndarray of shape (l,)
+        Labels 0/1, aligned with ``values``.
+    """
+    best = _best_mask(values)
+    if ties:
+        return best.astype(float)
+    z = np.zeros(best.shape)
+    z[int(np.argmax(best))] = 1.0
+    return z
 
 
 def binary_labels_naive(
@@ -109,12 +142,31 @@ def binary_labels_fast(
     return z
 
 
-EIF_MODES: tuple[str, ...] = ("text", "gbopt")
+EIF_MODES: tuple[str, ...] = ("text", "gbopt", "gbopt-ties", "monotone")
 
 
 def _check_mode(mode: str) -> None:
     if mode not in EIF_MODES:
         raise ValueError(f"unknown EIF mode {mode!r}; valid: {', '.join(EIF_MODES)}")
+
+
+def _rescale(mean: np.ndarray, unlabelled: np.ndarray, best: float,
+             monotone: bool) -> np.ndarray:
+    """Map the propagated BLEU of the unlabelled rows to [0, 1] around the best label ``b``:
+    ``[b, max mu] -> [0.5, 1]``; below ``b`` either gbopt's ``0.5 (b - mu) / (b - min mu)`` or,
+    ``monotone``, ``0.5 (mu - min mu) / (b - min mu)``. Zero denominators give 0.5."""
+    mu = np.asarray(mean, dtype=float)[np.asarray(unlabelled, dtype=np.int64)]
+    out = np.full(mu.shape, 0.5)
+    if mu.size == 0:
+        return out
+    hi, lo = mu >= best, mu < best
+    top, bottom = mu.max() - best, best - mu.min()
+    if top > 0:
+        out[hi] = 0.5 + 0.5 * (mu[hi] - best) / top
+    if bottom > 0:
+        below = mu[lo] - mu.min() if monotone else best - mu[lo]
+        out[lo] = 0.5 * below / bottom
+    return out
 
 
 def gbopt_probability(mean: np.ndarray, unlabelled: np.ndarray, best: float) -> np.ndarray:
@@ -129,17 +181,28 @@ def gbopt_probability(mean: np.ndarray, unlabelled: np.ndarray, best: float) -> 
     -------
     ndarray of shape (u,)
     """
-    mu = np.asarray(mean, dtype=float)[np.asarray(unlabelled, dtype=np.int64)]
-    out = np.full(mu.shape, 0.5)
-    if mu.size == 0:
-        return out
-    hi, lo = mu >= best, mu < best
-    top, bottom = mu.max() - best, best - mu.min()
-    if top > 0:
-        out[hi] = 0.5 + 0.5 * (mu[hi] - best) / top
-    if bottom > 0:
-        out[lo] = 0.5 * (best - mu[lo]) / bottom
-    return out
+    return _rescale(mean, unlabelled, best, monotone=False)
+
+
+def monotone_probability(mean: np.ndarray, unlabelled: np.ndarray, best: float) -> np.ndarray:
+    """A monotone counterpart of :func:`gbopt_probability` (``mode="monotone"``).
+
+    ``0.5 + 0.5 (mu - b) / (max mu - b)`` where ``mu >= b`` (as gbopt) and
+    ``0.5 (mu - min mu) / (b - min mu)`` where ``mu < b``: the worst prediction gets 0, a
+    prediction just below the best about 0.5, so ``f(k)`` rises with the prediction (the
+    reading of Section 5.3's "probability that k is labelled 1" that keeps the order).
+    Zero denominators give 0.5.
+
+    Returns
+    -------
+    ndarray of shape (u,)
+    """
+    return _rescale(mean, unlabelled, best, monotone=True)
+
+
+def _scaled_probability(mode: str, mean: np.ndarray, unlabelled: np.ndarray,
+                        best: float) -> np.ndarray:
+    return _rescale(mean, unlabelled, best, monotone=mode == "monotone")
 
 
 def eif_scores_naive(
@@ -159,10 +222,13 @@ def eif_scores_naive(
     ----------
     W, labelled, values, eps
         Graph, labelled rows, their BLEU values, regularisation.
-    mode : {"text", "gbopt"}
+    mode : {"text", "gbopt", "gbopt-ties", "monotone"}
         ``"text"``: the paper's wording (binary labels by hitting probability, ``f(k)`` = the
-        binary harmonic value). ``"gbopt"``: the authors' public code (best rows 1, all other
-        labelled rows 0, ``f(k)`` = :func:`gbopt_probability` of the BLEU propagation).
+        binary harmonic value). ``"gbopt"``: the authors' public code (the pivot 1, all other
+        labelled rows 0, ``f(k)`` = :func:`gbopt_probability` of the BLEU propagation);
+        ``"gbopt-ties"``: every tied best row 1; ``"monotone"``: pivot labels,
+        :func:`monotone_probability`. ``values`` must be in evaluation order (the pivot is
+        the first best).
     candidates : int array, optional
         Score only these unlabelled rows (the others stay NaN); default all (for timing a
         subset on large tables).
@@ -181,10 +247,10 @@ def eif_scores_naive(
         z = binary_labels_naive(W, L, vals, eps)
         h = harmonic_solution(W, L, z, eps=eps, prior=0.0)
     else:
-        z = _best_mask(vals).astype(float)
+        z = pivot_labels(vals, ties=mode == "gbopt-ties")
         mu = harmonic_solution(W, L, vals, eps=eps, prior=float(vals.mean()))
         h = np.zeros(n)
-        h[U] = gbopt_probability(mu, U, float(vals.max()))
+        h[U] = _scaled_probability(mode, mu, U, float(vals.max()))
     scores = np.full(n, np.nan)
     todo = U if candidates is None else np.asarray(candidates, dtype=np.int64)
     if np.isin(todo, L).any():
@@ -220,8 +286,8 @@ def eif_scores_fast(
     ``i`` in ``U \\ k``, hence with ``H = sum_U h`` and ``c_k = sum_i G_ik``:
     ``S1_k = H - h_k + (1 - h_k) (c_k - G_kk) / G_kk`` and
     ``S0_k = (u - 1) - (H - h_k) + h_k (c_k - G_kk) / G_kk``; the score is
-    ``p_k S1_k + (1 - p_k) S0_k`` with ``p_k = h_k`` (``mode="text"``) or the gbopt rescaled
-    prediction (``mode="gbopt"``), see :func:`eif_scores_naive`.
+    ``p_k S1_k + (1 - p_k) S0_k`` with ``p_k = h_k`` (``mode="text"``) or the rescaled
+    prediction (the other modes), see :func:`eif_scores_naive`.
 
     Returns
     -------
@@ -236,13 +302,13 @@ def eif_scores_fast(
     if mode == "text":
         z = binary_labels_fast(W, G, U, L, vals, eps)
     else:
-        z = _best_mask(vals).astype(float)
+        z = pivot_labels(vals, ties=mode == "gbopt-ties")
     hU = G @ (W[np.ix_(U, L)] @ z)
     if mode == "text":
         p = hU
     else:
         mu = harmonic_from_inverse(W, G, U, L, vals, eps, prior=float(vals.mean()))
-        p = gbopt_probability(mu, U, float(vals.max()))
+        p = _scaled_probability(mode, mu, U, float(vals.max()))
     g = np.diag(G)
     ratio = (G.sum(axis=0) - g) / g
     rest = hU.sum() - hU

@@ -4,12 +4,18 @@ The surrogate is harmonic label propagation on a kNN graph over all rows of the 
 (:mod:`nmthpo.models.graph`, Eqs. 4-7). Two acquisition functions:
 
 * ``"ei"``: expected improvement (Eq. 3) with the posterior mean and standard deviation of the
-  finite-set GP ``K = (2 beta (Delta + I / sigma^2))^{-1}`` (footnotes 13 and 16);
+  finite-set GP ``K = (2 beta (Delta + I / sigma^2))^{-1}`` (footnotes 13 and 16); ``beta`` by
+  maximum likelihood, then divided by ``ei_scale ** 2`` (``ei_scale`` multiplies the standard
+  deviation; 1: the maximum-likelihood ``beta``). The text leaves ``beta`` open; because the
+  posterior mean is harmonic it never exceeds the best label (maximum principle), so EI's
+  choices rest on the standard deviation, and ``beta`` sets how much;
 * ``"eif"``: expected influence (Eq. 8) on binarised labels, computed by the O(u^2) rank-one
   identity (``eif_method="fast"``, default) or by re-solving label propagation for every
   candidate (``"naive"``, the reference; identical choices, far slower). ``eif_mode`` picks
-  the reading: ``"text"`` (the paper's wording) or ``"gbopt"`` (the authors' public code), see
-  :mod:`nmthpo.models.graph`.
+  the reading: ``"text"`` (the paper's wording), ``"gbopt"`` (the authors' public code: one
+  pivot labelled 1, the first evaluated of the rows tied at the best value), ``"gbopt-ties"``
+  (every tied best row labelled 1) or ``"monotone"`` (pivot labels, a monotone rescaling of
+  the prediction), see :mod:`nmthpo.models.influence`.
 
 The graph depends only on ``X`` and is built once at construction; the inverse of the
 unlabelled Laplacian block is downdated in O(u^2) per ``tell``.
@@ -28,6 +34,7 @@ import numpy as np
 
 from nmthpo.models.acquisition import expected_improvement
 from nmthpo.models.graph import GraphSurrogate, build_graph
+from nmthpo.models.influence import EIF_MODES
 from nmthpo.optimizers.base import TableOptimizer
 
 __all__ = [
@@ -42,7 +49,6 @@ __all__ = [
 KERNELS = ("matern52", "rbf")
 ACQUISITIONS = ("ei", "eif")
 EIF_METHODS = ("fast", "naive")
-EIF_MODES = ("text", "gbopt")
 
 
 def snap_ties(scores: np.ndarray, rtol: float) -> np.ndarray:
@@ -75,9 +81,13 @@ class GraphSMBO(TableOptimizer):
         Kernel length scale; ``None``: median pairwise distance.
     eps : float, optional
         ``1 / sigma^2`` regularisation (ghost-node weight); ``None``: 1e-6 x mean degree.
+    ei_scale : float
+        Multiplier of the GRF posterior standard deviation in EI (``beta / ei_scale^2``).
     eif_method : {"fast", "naive"}
-    eif_mode : {"text", "gbopt"}
-        Reading of Eq. 8: the paper's text or the authors' code.
+    eif_mode : {"text", "gbopt", "gbopt-ties", "monotone"}
+        Reading of Eq. 8 (:mod:`nmthpo.models.influence`): the paper's text, the authors'
+        code (tied pivot included), the earlier all-ties reading of that code, or pivot
+        labels with a monotone probability.
     refresh_every : int
         Recompute the inverse from scratch after this many rank-one downdates (0: never).
     tie_rtol : float
@@ -97,6 +107,7 @@ class GraphSMBO(TableOptimizer):
         k: int | None = None,
         lengthscale: float | None = None,
         eps: float | None = None,
+        ei_scale: float = 1.0,
         eif_method: str = "fast",
         eif_mode: str = "text",
         refresh_every: int = 200,
@@ -112,12 +123,15 @@ class GraphSMBO(TableOptimizer):
         ):
             if value not in valid:
                 raise ValueError(f"unknown {name} {value!r}; valid: {', '.join(valid)}")
+        if not (np.isfinite(ei_scale) and ei_scale > 0):
+            raise ValueError(f"ei_scale must be a positive number; got {ei_scale}")
         if not tie_rtol >= 0:
             raise ValueError(f"tie_rtol must be >= 0; got {tie_rtol}")
         self.acquisition = acquisition
         self.eif_method = eif_method
         self.eif_mode = eif_mode
         self.tie_rtol = float(tie_rtol)
+        self.ei_scale = float(ei_scale)
         self.graph = build_graph(self.X, kernel=kernel, k=k, lengthscale=lengthscale)
         self.surrogate = GraphSurrogate(self.graph.W, eps=eps, refresh_every=refresh_every)
 
@@ -140,7 +154,7 @@ class GraphSMBO(TableOptimizer):
         if self.acquisition == "eif":
             return self.surrogate.eif(self.eif_method, self.eif_mode)
         mean, std = self.surrogate.posterior()
-        return expected_improvement(mean, std, float(np.max(self.ys)))
+        return expected_improvement(mean, self.ei_scale * std, float(np.max(self.ys)))
 
     def ask(self) -> int:
         self.remaining()  # raises once every row has been evaluated

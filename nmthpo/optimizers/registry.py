@@ -25,11 +25,15 @@ and sends the spec with every job, so methods added with :func:`register` or giv
 runner refuses it for ``jobs > 1`` (put it in a module).
 
 ``gb-eif-m``/``gb-eif-r`` use ``eif_mode="gbopt"``: the binarised labels as the authors'
-public implementation computes them (best labelled row 1, every other labelled row 0, the
-candidate's probability from the rescaled BLEU prediction). The literal reading of the paper's
-text (random-walk probabilities > 0.5 -> label 1) is kept as ``gb-eif-text-m``; it finds the best
-row *last* on most tables, which contradicts the paper's "EIF often beats EI", so the paper's
-numbers cannot have come from it (see :mod:`nmthpo.optimizers.graph` and Chapter 2).
+public implementation computes them (one pivot labelled 1 -- the first evaluated of the rows
+tied at the best BLEU -- every other labelled row 0, the candidate's probability from the
+rescaled BLEU prediction; ``eif_mode="gbopt-ties"`` labels every tied best row 1).
+The literal reading of the paper's text (random-walk probabilities > 0.5 -> label 1) is kept
+as ``gb-eif-text-m``; it finds the best row *last* on most tables, which contradicts the paper's
+"EIF often beats EI", so the paper's numbers cannot have come from it (see
+:mod:`nmthpo.optimizers.graph` and Chapter 2). ``bo-ei-m-mcmc`` is a paper-era GP-BO (RoBO's
+default stack: hyperparameters marginalised by MCMC, no type-II maximum likelihood, no
+restarts; :mod:`nmthpo.optimizers.bo_mcmc`).
 
 Entries are resolved lazily (module path, class name, fixed settings), so importing the
 registry stays cheap and an optional method's import error surfaces only when it is used.
@@ -149,6 +153,11 @@ METHODS: dict[str, MethodSpec] = {
     "bo-ei-r": MethodSpec("nmthpo.optimizers.bo", "GPBO", {"kernel": "rbf"}, ("bleu",),
                           "GP-BO, RBF ARD kernel, expected improvement",
                           exact_across_cpus=False),
+    "bo-ei-m-mcmc": MethodSpec("nmthpo.optimizers.bo_mcmc", "MarginalGPBO",
+                               {"kernel": "matern52"}, ("bleu",),
+                               "GP-BO as RoBO ran it: Matern-5/2 ARD kernel, hyperparameters "
+                               "marginalised by MCMC, EI averaged over the samples",
+                               exact_across_cpus=False),
     "gb-ei-m": MethodSpec("nmthpo.optimizers.graph", "GraphSMBO",
                           {"kernel": "matern52", "acquisition": "ei"}, ("bleu",),
                           "graph-based SMBO, Matern kernel graph, expected improvement"),

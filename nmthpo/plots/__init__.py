@@ -2,7 +2,8 @@
 
 Every function returns a :class:`matplotlib.figure.Figure` built without pyplot (no global
 state, nothing shown or saved); notebooks display it, tests inspect it. The functions live in
-:mod:`~nmthpo.plots.benchmark_tables` (Chapter 1), :mod:`~nmthpo.plots.single_objective` (2),
+:mod:`~nmthpo.plots.benchmark_tables` (Chapter 1), :mod:`~nmthpo.plots.single_objective` and
+:mod:`~nmthpo.plots.graph_discrepancy` (2),
 :mod:`~nmthpo.plots.multiobjective` (3), :mod:`~nmthpo.plots.transfer` (4),
 :mod:`~nmthpo.plots.genetic` (5) and :mod:`~nmthpo.plots.space_scores` (6), drawn in the style
 of :mod:`~nmthpo.plots.style`; all are re-exported here (``plots.bleu_histograms(...)``).
@@ -23,6 +24,7 @@ from nmthpo.plots.genetic import (
     ga_tables_plot,
     variant_plot,
 )
+from nmthpo.plots.graph_discrepancy import arm_forest
 from nmthpo.plots.multiobjective import (
     PARETO_COLOURS,
     REGRET_ZERO,
@@ -62,6 +64,7 @@ __all__ = [
     "TRANSFER_COLOURS",
     "TRANSFER_VALUE_LABELS",
     "anytime_panels",
+    "arm_forest",
     "average_rank_plot",
     "best_found_grid",
     "bleu_histograms",

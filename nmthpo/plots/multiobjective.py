@@ -12,7 +12,7 @@ import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from nmthpo.plots.style import METRIC_LABELS, grid_shape, hide_unused
+from nmthpo.plots.style import METRIC_LABELS, grid_shape, hide_unused, shared_legend
 
 __all__ = [
     "plot_front_evolution", "plot_hypervolume", "hypervolume_grid", "PARETO_COLOURS",
@@ -22,7 +22,7 @@ __all__ = [
 
 #: A fixed colour per multiobjective system (the Chapter 2 palette's BO/GB hues).
 PARETO_COLOURS: dict[str, str] = {
-    "rs": "#7f7f7f", "bo-m": "#1f77b4", "bo-r": "#17becf", "gb-m": "#d62728", "gb-r": "#ff9896",
+    "rs": "#7f7f7f", "bo-m": "#1f77b4", "bo-r": "#ff7f0e", "gb-m": "#d62728", "gb-r": "#8c564b",
 }
 
 
@@ -155,6 +155,6 @@ def hypervolume_grid(
     for ax, task in zip(axes.ravel(), tasks, strict=False):
         _hv_panel(ax, {m: b for (m, t), b in bands.items() if t == task}, regret, relative)
         ax.set_title(task)
-    axes.ravel()[0].legend(fontsize=7)
     hide_unused(axes, len(tasks))
+    shared_legend(fig, axes)
     return fig

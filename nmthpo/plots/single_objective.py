@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from nmthpo.plots.style import grid_shape, hide_unused, method_colour
+from nmthpo.plots.style import grid_shape, hide_unused, method_colour, shared_legend
 
 __all__ = [
     "anytime_panels", "best_found_grid", "runtime_ecdf_plot", "average_rank_plot",
@@ -40,7 +40,7 @@ def anytime_panels(
     axes[0].set_title(f"{task}: best BLEU found")
     axes[0].set_xlabel("evaluations")
     axes[0].set_ylabel("dev BLEU")
-    axes[0].legend(fontsize=7, ncols=2)
+    axes[0].legend(fontsize=8, ncols=2)
     if mse:
         axes[1].set_title(f"{task}: surrogate MSE over all rows")
         axes[1].set_xlabel("evaluations")
@@ -67,8 +67,8 @@ def best_found_grid(curves: Mapping[tuple[str, str], pd.DataFrame]) -> Figure:
         ax.set_xscale("log")
         ax.set_xlabel("evaluations")
         ax.set_ylabel("best dev BLEU")
-    axes.ravel()[0].legend(fontsize=6, ncols=2)
     hide_unused(axes, len(tasks))
+    shared_legend(fig, axes)
     return fig
 
 

@@ -7,13 +7,14 @@ Every chapter's plot module (:mod:`nmthpo.plots.benchmark_tables` ...
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 __all__ = [
-    "grid_shape", "hide_unused", "method_colour", "require_columns", "METRIC_LABELS",
-    "METHOD_COLOURS",
+    "grid_shape", "hide_unused", "method_colour", "require_columns", "shared_legend",
+    "METRIC_LABELS", "METHOD_COLOURS",
 ]
 
 
@@ -43,10 +44,24 @@ def hide_unused(axes: np.ndarray, used: int) -> None:
 
 
 #: A fixed colour per method, shared by every single-objective figure (and Chapter 5's GA).
+#: Each -M/-R pair has two clearly different hues (blue/orange, red/brown, green/olive), so
+#: the kernels stay apart in print and for colour-blind readers.
 METHOD_COLOURS: dict[str, str] = {
-    "rs": "#7f7f7f", "bo-ei-m": "#1f77b4", "bo-ei-r": "#17becf", "gb-ei-m": "#d62728",
-    "gb-ei-r": "#ff9896", "gb-eif-m": "#2ca02c", "gb-eif-r": "#98df8a", "ga": "#9467bd",
+    "rs": "#7f7f7f", "bo-ei-m": "#1f77b4", "bo-ei-r": "#ff7f0e", "gb-ei-m": "#d62728",
+    "gb-ei-r": "#8c564b", "gb-eif-m": "#2ca02c", "gb-eif-r": "#bcbd22", "ga": "#9467bd",
+    "bo-ei-m-mcmc": "#17becf", "gb-eif-text-m": "#e377c2",
 }
+
+
+def shared_legend(fig: Any, axes: np.ndarray, fontsize: float = 9.0) -> None:
+    """One legend for a panel grid, below the panels (the union of the panels' labels)."""
+    handles: dict[str, Any] = {}
+    for ax in np.ravel(axes):
+        for h, label in zip(*ax.get_legend_handles_labels(), strict=True):
+            handles.setdefault(label, h)
+    if handles:
+        fig.legend(list(handles.values()), list(handles), loc="outside lower center",
+                   ncols=min(len(handles), 7), fontsize=fontsize, frameon=False)
 
 
 def method_colour(method: str) -> str:

@@ -16,6 +16,8 @@ experiment         chapter  what (paper section)
 ``eif_text``       2        the literal reading of expected influence's labels (Section 5.3)
 ``refit``          2        BO-EI's fast refit schedule (``schedule="fast"``) over Table 3's
                             trials, compared paired with ``single``'s exact schedule
+``gd_*``           2        why GB does not beat BO (:mod:`nmthpo.studies.graph_discrepancy`):
+                            EIF labellings, a paper-era BO, GB-EI's beta and sigma, 20 trials
 ``pareto``         3        Table 4: 5 methods x 6 tasks x 100 trials until the Pareto set is found
 ``ga``             5        the GA in Table 3's protocol (cached beside ``single``), and the
                             Chapter 5 tables of Ganapathy (2020), :data:`GA_TABLES`
@@ -128,6 +130,19 @@ RUN_GRIDS: dict[str, RunGrid] = {
     # ``single``, which holds the exact schedule: paired by trial)
     "refit": RunGrid(2, "refit", ("bo-ei-m", "bo-ei-r"), NMTHPO_TASKS, 100,
                      options={"record_mse": True}, variants=({"schedule": "fast"},)),
+    # Chapter 2's graph-discrepancy experiments (nmthpo.studies.graph_discrepancy), 20 trials
+    # the earlier all-ties labelling in Table 3's protocol (what Table 3's GB-EIF-M was before)
+    "gd_ties": RunGrid(2, "graph_discrepancy", ("gb-eif-m",), NMTHPO_TASKS, 100,
+                       options={"record_mse": True}, variants=({"eif_mode": "gbopt-ties"},)),
+    "gd_labels": RunGrid(2, "graph_discrepancy", ("gb-eif-m",), SMALL_TASKS, 20,
+                         variants=({"eif_mode": "monotone"},)),
+    # the paper-era BO also on the two large tables, so that "4 of 6" can be counted on six
+    "gd_bo": RunGrid(2, "graph_discrepancy", ("bo-ei-m-mcmc",), NMTHPO_TASKS, 20),
+    "gd_bo_rare": RunGrid(2, "graph_discrepancy", ("bo-ei-m",), SMALL_TASKS, 20,
+                          variants=({"refit_every": 10, "restarts": 0},)),
+    "gd_gbei": RunGrid(2, "graph_discrepancy", ("gb-ei-m",), SMALL_TASKS, 20,
+                       variants=({"ei_scale": 0.1}, {"ei_scale": 0.3}, {"ei_scale": 3.0},
+                                 {"eps": 1.0})),
     "pareto": RunGrid(3, "pareto", PAPER_METHODS, NMTHPO_TASKS, 100,
                       options={"objective": "pareto"}),
     # the GA as an ask/tell optimiser in Table 3's protocol: the same cache as ``single``
@@ -270,8 +285,9 @@ FOLDERS: dict[str, str] = {
 
 #: The experiments of ``make results``, in the order it computes them.
 EXPERIMENTS: tuple[str, ...] = (
-    "single", "ga", "figure6", "graph_k", "eif_text", "refit", "pareto", "scoring", "transfer",
-    "own_optimizer", "multifidelity",
+    "single", "ga", "figure6", "graph_k", "eif_text", "refit", "gd_ties", "gd_labels",
+    "gd_bo", "gd_bo_rare", "gd_gbei", "pareto", "scoring", "transfer", "own_optimizer",
+    "multifidelity",
 )
 
 
