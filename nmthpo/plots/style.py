@@ -10,10 +10,14 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
+from matplotlib.artist import Artist
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
 
 __all__ = [
     "grid_shape", "hide_unused", "method_colour", "require_columns", "METRIC_LABELS",
     "METHOD_COLOURS",
+    "shared_legend",
 ]
 
 
@@ -59,3 +63,26 @@ def require_columns(frame: pd.DataFrame, cols: Sequence[str], source: str) -> No
     missing = [c for c in cols if c not in frame.columns]
     if missing:
         raise ValueError(f"frame lacks columns {missing}; pass the frame of {source}")
+
+
+#: Font size of a figure-level legend (readable at the book's 1400 px page width).
+LEGEND_FONTSIZE = 9
+
+
+def shared_legend(fig: Figure, ax: Axes, ncols: int | None = None, title: str | None = None,
+                  ) -> None:
+    """One legend for a whole panel grid, below the panels, from ``ax``'s labelled artists.
+
+    Multi-panel figures draw the same methods in every panel; one figure-level legend at a
+    readable size (:data:`LEGEND_FONTSIZE`) replaces a tiny legend inside the first panel.
+    ``ncols`` defaults to one row of up to 8 entries. Needs ``layout="constrained"``.
+    """
+    handles, labels = ax.get_legend_handles_labels()
+    seen: dict[str, Artist] = {}
+    for h, lab in zip(handles, labels, strict=True):
+        seen.setdefault(lab, h)
+    if not seen:
+        return
+    fig.legend(list(seen.values()), list(seen), loc="outside lower center",
+               ncols=ncols or min(len(seen), 8), fontsize=LEGEND_FONTSIZE, frameon=False,
+               title=title, title_fontsize=LEGEND_FONTSIZE)
