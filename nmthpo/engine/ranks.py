@@ -31,7 +31,7 @@ import pandas as pd
 from nmthpo.benchmark.tables import load_table
 
 __all__ = ["adtm", "average_rank", "best_so_far", "clear_places", "overhead_curve",
-           "rank_counts", "ranks_with_ties", "step_intervals", "weight_curve"]
+           "rank_counts", "ranked", "ranks_with_ties", "step_intervals", "weight_curve"]
 
 _KEYS = ["method", "target", "rep"]
 
@@ -58,6 +58,24 @@ def best_so_far(frame: pd.DataFrame) -> pd.DataFrame:
     return f
 
 
+def ranked(frame: pd.DataFrame) -> pd.DataFrame:
+    """:func:`best_so_far` plus a column ``rank``: the rank of each method's best-so-far BLEU
+    within its (target, repetition, step), ties sharing the average rank (1 = best)."""
+    f = best_so_far(frame)
+    f["rank"] = f.groupby(["target", "rep", "step"])["best"].rank(method="average",
+                                                                   ascending=False)
+    return f
+
+
+def _with_adtm(f: pd.DataFrame) -> pd.DataFrame:
+    """Add Eq. 9's per-trial ``adtm`` to a :func:`best_so_far` frame (the whole table's range)."""
+    lo = {t: float(load_table(t).bleu.min()) for t in f["target"].unique()}
+    hi = {t: float(load_table(t).bleu.max()) for t in f["target"].unique()}
+    ymax, ymin = f["target"].map(hi), f["target"].map(lo)
+    f["adtm"] = (ymax - f["best"]) / (ymax - ymin)
+    return f
+
+
 def average_rank(frame: pd.DataFrame, per_target: bool = False) -> pd.DataFrame:
     """Average rank of every method at every step (ties share the average rank).
 
@@ -66,9 +84,7 @@ def average_rank(frame: pd.DataFrame, per_target: bool = False) -> pd.DataFrame:
     DataFrame
         Columns ``method``, ``step``, ``rank`` (and ``target`` if ``per_target``).
     """
-    f = best_so_far(frame)
-    f["rank"] = f.groupby(["target", "rep", "step"])["best"].rank(method="average",
-                                                                   ascending=False)
+    f = ranked(frame)
     keys = ["target", "method", "step"] if per_target else ["method", "step"]
     if per_target:
         return f.groupby(keys, as_index=False)["rank"].mean()
@@ -85,12 +101,7 @@ def adtm(frame: pd.DataFrame, per_target: bool = False) -> pd.DataFrame:
     DataFrame
         Columns ``method``, ``step``, ``adtm`` (and ``target`` if ``per_target``).
     """
-    f = best_so_far(frame)
-    lo = {t: float(load_table(t).bleu.min()) for t in f["target"].unique()}
-    hi = {t: float(load_table(t).bleu.max()) for t in f["target"].unique()}
-    ymax = f["target"].map(hi)
-    ymin = f["target"].map(lo)
-    f["adtm"] = (ymax - f["best"]) / (ymax - ymin)
+    f = _with_adtm(best_so_far(frame))
     per = f.groupby(["target", "method", "step"], as_index=False)["adtm"].mean()
     if per_target:
         return per
@@ -150,17 +161,9 @@ def _per_rep(frame: pd.DataFrame, step: int, value: str) -> pd.DataFrame:
     """
     if value not in ("rank", "adtm"):
         raise ValueError(f"value must be 'rank' or 'adtm', got {value!r}")
-    f = best_so_far(frame)
-    if step not in set(f["step"]):
-        raise ValueError(f"step {step} is not in the frame (steps 1..{f['step'].max()})")
-    if value == "rank":
-        f["rank"] = f.groupby(["target", "rep", "step"])["best"].rank(method="average",
-                                                                      ascending=False)
-    else:
-        lo = {t: float(load_table(t).bleu.min()) for t in f["target"].unique()}
-        hi = {t: float(load_table(t).bleu.max()) for t in f["target"].unique()}
-        ymax, ymin = f["target"].map(hi), f["target"].map(lo)
-        f["adtm"] = (ymax - f["best"]) / (ymax - ymin)
+    if step not in set(frame["step"]):
+        raise ValueError(f"step {step} is not in the frame (steps 1..{frame['step'].max()})")
+    f = ranked(frame) if value == "rank" else _with_adtm(best_so_far(frame))
     f = f[f["step"] == step]
     wide = f.pivot_table(index="rep", columns=["method", "target"], values=value).dropna()
     return wide.T.groupby(level="method").mean().T

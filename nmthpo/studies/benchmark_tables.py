@@ -320,6 +320,12 @@ def claims(
 ) -> pd.DataFrame:
     """Chapter 1's findings beside the paper's: Table 2, Figure 4, Figure 5, with intervals.
 
+    Table 2 is exact (counted, no sampling; the interval is the count itself); Spearman's rho
+    gets the Fisher-z interval (:func:`spearman_interval`); Figure 5's "``term`` is among the
+    ``k`` most important" gets the bootstrap interval over the table's rows of
+    :func:`~nmthpo.studies.fanova.rank_gap` (term minus the ``k``-th most important other term
+    of its kind), above 0. Statements about tasks or fractions not in ``boots`` are left out.
+
     Parameters
     ----------
     t2 : DataFrame
@@ -334,11 +340,10 @@ def claims(
     top_fraction : float
         The top fraction of the chapter (statements at ``0.01`` are read at this fraction).
 
-    Intervals: Table 2 is exact (counted, no sampling; the interval is the count itself);
-    Spearman's rho gets the Fisher-z interval (:func:`spearman_interval`); Figure 5's "``term``
-    is among the ``k`` most important" gets the bootstrap interval over the table's rows of
-    :func:`~nmthpo.studies.fanova.rank_gap` (term minus the ``k``-th most important other term
-    of its kind), above 0. Statements about tasks or fractions not in ``boots`` are left out.
+    Returns
+    -------
+    DataFrame
+        :func:`~nmthpo.engine.stats.claims_frame`.
     """
     from nmthpo.engine.stats import (
         Claim,

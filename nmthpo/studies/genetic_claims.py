@@ -39,7 +39,7 @@ def _cells_covered(ours: Mapping[int, float], sigma: Mapping[int, float],
                    paper: Mapping[int, float]) -> tuple[int, int, int, float, float]:
     """Cells whose interval ``ours -/+ 1.96 sigma`` covers the paper's value; the worst cell.
 
-    Returns (covered, cells, worst size, worst low, worst high); worst = largest |z|.
+    Returns (covered, cells, worst size, worst low, worst high); worst = largest absolute z.
     """
     covered, worst, wz = 0, -1, -1.0
     for m in ours:
@@ -79,7 +79,7 @@ def out_of_sample(
         One row per direction (index ``fitted on``): the initial-population rule the fitting
         table selects (by its χ²), the predicted table, χ² and p of the prediction against the
         paper's averages, the cells whose 95 % interval covers the paper's value, and the
-        interval of the worst cell (largest |z|).
+        interval of the worst cell (largest absolute z).
     """
     from scipy.stats import chi2 as chi2_dist
 
@@ -140,6 +140,12 @@ def claims(
 ) -> pd.DataFrame:
     """Chapter 5's verdicts on the paper's statements, each with its interval.
 
+    A table's verdict is :func:`~nmthpo.engine.stats.composite_verdict` of its cells'; its
+    interval is that of the worst cell (largest absolute z). "The GA needs fewer individuals at every
+    size" counts sizes whose interval of the difference lies above 0
+    (:func:`~nmthpo.engine.stats.win_count`). Every note says which of the paper's numbers chose
+    the counting rules the verdict rests on.
+
     Parameters
     ----------
     table2, table3, table4 : DataFrame
@@ -150,10 +156,10 @@ def claims(
     mean_difference : (float, float)
         Our mean of Table 4 over the sizes and its standard error (the text's "1.27 fewer").
 
-    A table's verdict is :func:`~nmthpo.engine.stats.composite_verdict` of its cells'; its
-    interval is that of the worst cell (largest |z|). "The GA needs fewer individuals at every
-    size" counts sizes whose interval of the difference lies above 0
-    (:func:`~nmthpo.engine.stats.win_count`).
+    Returns
+    -------
+    DataFrame
+        :func:`~nmthpo.engine.stats.claims_frame`.
     """
     from nmthpo.engine.stats import (
         Claim,
@@ -185,7 +191,7 @@ def claims(
             f"{tab.loc[worst, 'paper']:.2f} at m = {worst} (worst cell)",
             f"{n_ok} of {len(tab)} cells; m = {worst}: {tab.loc[worst, 'average']:.2f}",
             lo, hi, composite_verdict(tab["verdict"]),
-            f"interval of the worst cell (largest |z|), ours -/+ 1.96 sqrt(2) se; {chosen[name]}"
+            f"interval of the worst cell (largest absolute z), ours -/+ 1.96 sqrt(2) se; {chosen[name]}"
         ))
     wins = win_count(zip(table4[CI_COLUMNS[0]], table4[CI_COLUMNS[1]], strict=True),
                      better="above")

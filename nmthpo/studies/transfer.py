@@ -546,11 +546,9 @@ def _tr_rank_cube(frame: pd.DataFrame) -> _RankCube:
     repetition and step; ties share the average rank); averaging over targets first and over
     repetitions last gives the aggregated average rank when every target has every repetition.
     """
-    from nmthpo.engine.ranks import best_so_far
+    from nmthpo.engine.ranks import ranked
 
-    f = best_so_far(frame)
-    f["rank"] = f.groupby(["target", "rep", "step"])["best"].rank(method="average",
-                                                                  ascending=False)
+    f = ranked(frame)
     wide = f.pivot_table(index="rep", columns=["method", "step"], values="rank",
                          aggfunc="mean").dropna()
     methods = list(dict.fromkeys(wide.columns.get_level_values(0)))
