@@ -388,10 +388,11 @@ def claims(
         panel = panels[key]
         kind = panel[[c for c in panel.index if (" x " in c) == (" x " in term)]]
         order = list(kind.sort_values(ascending=False).index)
+        other = order[1] if order[0] == term else order[0]
         out.append(Claim(
             f"Figure 5, {task}: {words}", "Sec. 3.4, Fig. 5", f"{term} in the top {k}",
-            f"{term} is {_ordinal(order.index(term) + 1)} ({panel[term]:.3f}; first "
-            f"{order[0]} {panel[order[0]]:.3f})",
+            f"{term} is {_ordinal(order.index(term) + 1)} ({panel[term]:.3f}; "
+            f"{'next' if order[0] == term else 'first'} {other} {panel[other]:.3f})",
             lo, hi, interval_verdict(lo, hi, 0.0, "above"),
             f"{term} minus the {_ordinal(k)} most important other "
             f"{'pair' if ' x ' in term else 'hyperparameter'}, above 0; bootstrap over the "

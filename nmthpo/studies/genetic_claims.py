@@ -141,8 +141,8 @@ def claims(
     """Chapter 5's verdicts on the paper's statements, each with its interval.
 
     A table's verdict is :func:`~nmthpo.engine.stats.composite_verdict` of its cells'; its
-    interval is that of the worst cell (largest absolute z). "The GA needs fewer individuals at every
-    size" counts sizes whose interval of the difference lies above 0
+    interval is that of the worst cell (largest absolute z). "The GA needs fewer individuals at
+    every size" counts sizes whose interval of the difference lies above 0
     (:func:`~nmthpo.engine.stats.win_count`). Every note says which of the paper's numbers chose
     the counting rules the verdict rests on.
 
@@ -191,8 +191,8 @@ def claims(
             f"{tab.loc[worst, 'paper']:.2f} at m = {worst} (worst cell)",
             f"{n_ok} of {len(tab)} cells; m = {worst}: {tab.loc[worst, 'average']:.2f}",
             lo, hi, composite_verdict(tab["verdict"]),
-            f"interval of the worst cell (largest absolute z), ours -/+ 1.96 sqrt(2) se; {chosen[name]}"
-        ))
+            f"interval of the worst cell (largest absolute z), ours -/+ 1.96 sqrt(2) se; "
+            f"{chosen[name]}"))
     wins = win_count(zip(table4[CI_COLUMNS[0]], table4[CI_COLUMNS[1]], strict=True),
                      better="above")
     worst = int(table4[CI_COLUMNS[0]].idxmin())
