@@ -44,3 +44,27 @@ def test_grid_fanova_additive_function_has_no_interactions() -> None:
     single = fanova.fanova_importances(configs, y, n_trees=4, max_depth=8, seed=0)
     assert single.idxmax() == "bpe"
     assert single["embed"] == 0.0
+
+
+def test_rank_gap_and_importance_bootstrap():
+    from nmthpo.studies.fanova import importance_bootstrap, rank_gap
+
+    imp = pd.Series({"a": 0.5, "b": 0.3, "c": 0.1, "a x b": 0.05, "a x c": 0.02})
+    assert rank_gap(imp, "a")[0] == pytest.approx(0.2)
+    assert rank_gap(imp, "c", 2)[0] == pytest.approx(-0.2)
+    assert rank_gap(imp, "a x c")[0] == pytest.approx(-0.03)  # pairs against pairs only
+    with pytest.raises(ValueError, match="unknown term"):
+        rank_gap(imp, "d")
+    boots = importance_bootstrap("en-ja", n_boot=5, n_trees=4)
+    assert len(boots) == 5 and "#embed" in boots.columns and "#embed x init lr" in boots.columns
+    assert ((boots >= 0) & (boots <= 1)).all().all()
+    # zh-en's top 1% is constant (three tied best rows): nothing to resample
+    assert importance_bootstrap("zh-en", 0.01, n_boot=3, n_trees=2).empty
+
+
+def test_spearman_interval_fisher_z():
+    from nmthpo.studies.benchmark_tables import spearman_interval
+
+    lo, hi = spearman_interval(0.084, 28)
+    assert lo < 0.084 < hi and hi - lo == pytest.approx(0.78, abs=0.02)
+    assert np.isnan(spearman_interval(0.5, 3)[0])

@@ -71,3 +71,16 @@ def test_overhead_plot_log_scale_drops_zero():
     (ax,) = fig.axes
     assert ax.get_yscale() == "log"
     np.testing.assert_allclose(ax.lines[0].get_xdata(), [2, 3])
+
+
+def test_multi_panel_figures_have_one_readable_legend():
+    from nmthpo.plots.style import LEGEND_FONTSIZE
+
+    curves = pd.DataFrame({"method": ["a", "a", "b", "b"] * 2, "step": [1, 2, 1, 2] * 2,
+                           "rank": [1.0, 1.5, 2.0, 1.5] * 2,
+                           "target": ["zh-en"] * 4 + ["ru-en"] * 4})
+    fig = plots.transfer_curves_plot(curves)
+    assert len(fig.legends) == 1 and not any(ax.get_legend() for ax in fig.axes)
+    texts = fig.legends[0].get_texts()
+    assert [t.get_text() for t in texts] == ["a", "b"]
+    assert all(t.get_fontsize() >= LEGEND_FONTSIZE for t in texts)

@@ -174,3 +174,18 @@ def test_prune_and_seed_size_summaries() -> None:
     assert ps["best_kept"].iloc[0] == 0.5 and ps["precision"].iloc[0] == 0.5
     ss = seed_size_summary(faithfulness_summary(pd.DataFrame(rows)))
     assert ss["spearman"].iloc[0] == pytest.approx(0.0)
+
+
+def test_faithfulness_summary_spread_and_interval() -> None:
+    rows = []
+    for r, emp in enumerate(([1.0, 2.0, 3.0], [3.0, 2.0, 1.0], [1.0, 3.0, 2.0])):
+        for i in range(3):
+            rows.append({"task": "t", "seed_size": 5, "repeat": r, "space": f"s{i}",
+                         "n_rows": i + 1, "budget": 1, "score": "mean-b-ei",
+                         "predicted": float(i), "empirical": emp[i]})
+    f = faithfulness_summary(pd.DataFrame(rows)).iloc[0]
+    rhos = np.array([1.0, -1.0, 0.5])
+    assert f["spearman"] == pytest.approx(rhos.mean())
+    assert f["spearman_sd"] == pytest.approx(rhos.std(ddof=1))
+    # the t interval is wider than [-1, 1] here and is clipped to where a correlation lives
+    assert f["spearman_low"] == -1.0 and f["spearman_high"] == 1.0

@@ -164,12 +164,18 @@ def test_claims_on_synthetic_results():
                  fake(methods, ["lc-finetune-zh-en"]),
                  fake(["transbo-ms", "pogpe-ms", "tst-ms", "rgpe-ms"], tg), step=10)
     check_claims_table(out)
-    assert len(out) == 8
+    # the dynamic claim at `step` and at the paper's yardstick (the last trial); the
+    # target-weight claim in its TransBO and TST halves
+    assert len(out) == 10
+    assert out.index[5].startswith("dynamic, the paper's yardstick")
     # weights rise linearly from 0 to 1 over steps 4..20: +0.625 from step 10 to 20 in every
     # repetition, so the interval is the point 0.625, above 0.1
-    w = out.iloc[7]
+    w = out.iloc[8]
     assert w["verdict"] == "reproduced"
     assert (w["95% CI low"], w["95% CI high"]) == (0.625, 0.625)
+    # TST's weight is 1 at the last step in every repetition: not low
+    tst = out.loc["TST's target weight stays low"]
+    assert tst["verdict"] == "not reproduced" and tst["95% CI low"] == 1.0
 
 
 def test_top2_lead_counts_dense_places_with_ties():

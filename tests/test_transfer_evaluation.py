@@ -72,3 +72,38 @@ def test_best_so_far_weight_and_overhead_curves():
     assert overhead_curve(f)["cum_seconds"].tolist() == [1.0, 2.0, 3.0]
     with pytest.raises(ValueError, match="lacks columns"):
         best_so_far(f.drop(columns="bleu"))
+
+
+def test_step_intervals_match_the_rank_table_and_cover_it():
+    from nmthpo.engine.ranks import step_intervals
+    from nmthpo.engine.stats import INTERVAL_COLUMNS
+
+    rng = np.random.default_rng(0)
+    reps = 12
+    f = pd.concat([_frame({"a": (rng.normal(12, 1, (reps, 3)) + 1).tolist(),
+                           "b": rng.normal(12, 1, (reps, 3)).tolist()}, t)
+                   for t in ("zh-en", "ru-en")], ignore_index=True)
+    ci = step_intervals(f, 3)
+    agg = average_rank(f).set_index(["method", "step"])["rank"]
+    for m in ("a", "b"):
+        assert ci.loc[m, "rank"] == pytest.approx(agg[(m, 3)])
+        lo, hi = ci.loc[m, list(INTERVAL_COLUMNS)]
+        assert lo <= ci.loc[m, "rank"] <= hi and hi - lo > 0
+    # ranks of two methods sum to 3 in every repetition: the intervals mirror each other
+    assert ci.loc["a", INTERVAL_COLUMNS[0]] == pytest.approx(3 - ci.loc["b", INTERVAL_COLUMNS[1]])
+    a = step_intervals(f, 3, "adtm")
+    assert a.loc["a", "adtm"] == pytest.approx(adtm(f).set_index(["method", "step"])
+                                               .loc[("a", 3), "adtm"])
+    with pytest.raises(ValueError, match="step 9"):
+        step_intervals(f, 9)
+
+
+def test_clear_places_count_only_decided_firsts():
+    from nmthpo.engine.ranks import clear_places
+
+    # zh-en: a beats b in every repetition (clear); ru-en: a and b equal on average (tie)
+    clear = _frame({"a": [[5, 9]] * 6, "b": [[5, 7]] * 6}, "zh-en")
+    tied = _frame({"a": [[5, 9], [5, 7]] * 3, "b": [[5, 7], [5, 9]] * 3}, "ru-en")
+    cp = clear_places(pd.concat([clear, tied], ignore_index=True), 2)
+    assert cp.loc["a", "clear 1st"] == 1 and cp.loc["b", "clear 1st"] == 0
+    assert cp.loc["a", "tied 1st"] == 1 and cp.loc["b", "tied 1st"] == 1

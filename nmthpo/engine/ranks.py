@@ -15,7 +15,12 @@ minimised error are applied to ``-BLEU``.
   averaged over repetitions (dense ranking, so tied methods share a place and the sum of a
   column can exceed the number of tasks, as the paper notes); counts of 1st and 2nd places;
 * :func:`weight_curve` and :func:`overhead_curve` -- Section 5.4's target-weight trend and
-  optimisation overhead (mean cumulative seconds of suggestion).
+  optimisation overhead (mean cumulative seconds of suggestion);
+* :func:`step_intervals` -- the uncertainty of an average rank or ADTM at one step: a
+  bootstrap over repetitions (resampled jointly for all methods and targets, which share
+  initial rows and source samples within a repetition);
+* :func:`clear_places` -- Table 1's first places counted only where a method's best BLEU beats
+  every other method's with a paired interval that excludes zero; the rest are ties.
 """
 
 from __future__ import annotations
@@ -25,8 +30,8 @@ import pandas as pd
 
 from nmthpo.benchmark.tables import load_table
 
-__all__ = ["adtm", "average_rank", "best_so_far", "overhead_curve", "rank_counts",
-           "ranks_with_ties", "weight_curve"]
+__all__ = ["adtm", "average_rank", "best_so_far", "clear_places", "overhead_curve",
+           "rank_counts", "ranked", "ranks_with_ties", "step_intervals", "weight_curve"]
 
 _KEYS = ["method", "target", "rep"]
 
@@ -53,6 +58,24 @@ def best_so_far(frame: pd.DataFrame) -> pd.DataFrame:
     return f
 
 
+def ranked(frame: pd.DataFrame) -> pd.DataFrame:
+    """:func:`best_so_far` plus a column ``rank``: the rank of each method's best-so-far BLEU
+    within its (target, repetition, step), ties sharing the average rank (1 = best)."""
+    f = best_so_far(frame)
+    f["rank"] = f.groupby(["target", "rep", "step"])["best"].rank(method="average",
+                                                                   ascending=False)
+    return f
+
+
+def _with_adtm(f: pd.DataFrame) -> pd.DataFrame:
+    """Add Eq. 9's per-trial ``adtm`` to a :func:`best_so_far` frame (the whole table's range)."""
+    lo = {t: float(load_table(t).bleu.min()) for t in f["target"].unique()}
+    hi = {t: float(load_table(t).bleu.max()) for t in f["target"].unique()}
+    ymax, ymin = f["target"].map(hi), f["target"].map(lo)
+    f["adtm"] = (ymax - f["best"]) / (ymax - ymin)
+    return f
+
+
 def average_rank(frame: pd.DataFrame, per_target: bool = False) -> pd.DataFrame:
     """Average rank of every method at every step (ties share the average rank).
 
@@ -61,9 +84,7 @@ def average_rank(frame: pd.DataFrame, per_target: bool = False) -> pd.DataFrame:
     DataFrame
         Columns ``method``, ``step``, ``rank`` (and ``target`` if ``per_target``).
     """
-    f = best_so_far(frame)
-    f["rank"] = f.groupby(["target", "rep", "step"])["best"].rank(method="average",
-                                                                   ascending=False)
+    f = ranked(frame)
     keys = ["target", "method", "step"] if per_target else ["method", "step"]
     if per_target:
         return f.groupby(keys, as_index=False)["rank"].mean()
@@ -80,12 +101,7 @@ def adtm(frame: pd.DataFrame, per_target: bool = False) -> pd.DataFrame:
     DataFrame
         Columns ``method``, ``step``, ``adtm`` (and ``target`` if ``per_target``).
     """
-    f = best_so_far(frame)
-    lo = {t: float(load_table(t).bleu.min()) for t in f["target"].unique()}
-    hi = {t: float(load_table(t).bleu.max()) for t in f["target"].unique()}
-    ymax = f["target"].map(hi)
-    ymin = f["target"].map(lo)
-    f["adtm"] = (ymax - f["best"]) / (ymax - ymin)
+    f = _with_adtm(best_so_far(frame))
     per = f.groupby(["target", "method", "step"], as_index=False)["adtm"].mean()
     if per_target:
         return per
@@ -135,3 +151,93 @@ def overhead_curve(frame: pd.DataFrame) -> pd.DataFrame:
     f = frame.sort_values(_KEYS + ["step"]).copy()
     f["cum_seconds"] = f.groupby(_KEYS, sort=False)["seconds"].cumsum()
     return f.groupby(["method", "step"], as_index=False)["cum_seconds"].mean()
+
+
+def _per_rep(frame: pd.DataFrame, step: int, value: str) -> pd.DataFrame:
+    """Rank or ADTM at ``step`` averaged over targets: index repetition, one column per method.
+
+    Ranks are those of :func:`average_rank` (within target, repetition and step); the ADTM is
+    that of :func:`adtm` per trial. Repetitions lacking a (method, target) are dropped.
+    """
+    if value not in ("rank", "adtm"):
+        raise ValueError(f"value must be 'rank' or 'adtm', got {value!r}")
+    if step not in set(frame["step"]):
+        raise ValueError(f"step {step} is not in the frame (steps 1..{frame['step'].max()})")
+    f = ranked(frame) if value == "rank" else _with_adtm(best_so_far(frame))
+    f = f[f["step"] == step]
+    wide = f.pivot_table(index="rep", columns=["method", "target"], values=value).dropna()
+    return wide.T.groupby(level="method").mean().T
+
+
+def step_intervals(frame: pd.DataFrame, step: int, value: str = "rank", seed: int = 0
+                   ) -> pd.DataFrame:
+    """Average rank (or ADTM) over targets at ``step`` with a 95 % bootstrap interval.
+
+    Repetition ``r`` of every method and target shares its initial rows (and source samples),
+    so one draw of repetition indices resamples all methods and targets together
+    (:func:`nmthpo.engine.stats.paired_bootstrap`); the interval of each method's value is the
+    percentile interval of its resampled mean. With every target holding every repetition the
+    estimate equals the ``all`` column of the chapter's rank table (targets weighted equally).
+
+    Returns
+    -------
+    DataFrame
+        Index ``method``; columns ``value`` (``"rank"`` or ``"adtm"``) and
+        :data:`nmthpo.engine.stats.INTERVAL_COLUMNS`.
+    """
+    from nmthpo.engine.stats import INTERVAL_COLUMNS, paired_bootstrap
+
+    per = _per_rep(frame, step, value)
+    arr = per.to_numpy()
+    rows = {}
+    for j, m in enumerate(per.columns):
+        est, lo, hi = paired_bootstrap([arr], lambda a, j=j: a[..., j].mean(axis=1), seed=seed)
+        rows[m] = {value: est, INTERVAL_COLUMNS[0]: lo, INTERVAL_COLUMNS[1]: hi}
+    out = pd.DataFrame.from_dict(rows, orient="index")
+    out.index.name = "method"
+    return out
+
+
+def clear_places(frame: pd.DataFrame, step: int, seed: int = 0) -> pd.DataFrame:
+    """Table 1's first places counted only where the interval decides them.
+
+    Per target, the method with the highest mean best BLEU after ``step`` evaluations is
+    *clearly first* when the paired bootstrap interval (over repetitions,
+    :func:`nmthpo.engine.stats.paired_difference`) of its best BLEU minus each other method's
+    lies above zero; otherwise the first place is a *tie* between it and every method whose
+    interval with it touches zero.
+
+    Returns
+    -------
+    DataFrame
+        Index ``method``; columns ``clear 1st`` (targets it wins clearly) and ``tied 1st``
+        (targets whose first place it shares with at least one method the interval cannot
+        separate from it).
+    """
+    from nmthpo.engine.stats import paired_difference
+
+    f = best_so_far(frame)
+    f = f[f["step"] == step]
+    methods = sorted(f["method"].unique())
+    clear = dict.fromkeys(methods, 0)
+    tied = dict.fromkeys(methods, 0)
+    for _, g in f.groupby("target", sort=False):
+        wide = g.pivot_table(index="rep", columns="method", values="best").dropna()
+        if wide.empty:
+            continue
+        top = str(wide.mean().idxmax())
+        group = [top]
+        for m in wide.columns:
+            if m == top:
+                continue
+            _, lo, _ = paired_difference(wide[top].to_numpy(), wide[m].to_numpy(), seed=seed)
+            if not lo > 0:
+                group.append(str(m))
+        if len(group) == 1:
+            clear[top] += 1
+        else:
+            for m in group:
+                tied[m] += 1
+    out = pd.DataFrame({"clear 1st": clear, "tied 1st": tied})
+    out.index.name = "method"
+    return out

@@ -12,7 +12,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from nmthpo.benchmark.tables import LookupTable
-from nmthpo.plots.style import METRIC_LABELS, grid_shape, hide_unused
+from nmthpo.plots.style import METRIC_LABELS, grid_shape, hide_unused, shared_legend
 
 __all__ = [
     "bleu_histograms", "bleu_vs_time", "metric_distributions", "correlation_heatmap",
@@ -49,7 +49,7 @@ def bleu_vs_time(tables: Sequence[LookupTable]) -> Figure:
         ax.set_title(f"{table.task} ({int(p.sum())} Pareto-optimal)")
         ax.set_xlabel(METRIC_LABELS["dev_gpu_time"])
         ax.set_ylabel("dev BLEU")
-    axes.ravel()[0].legend(loc="lower right", fontsize="small")
+    shared_legend(fig, axes.ravel()[0])
     hide_unused(axes, len(tables))
     return fig
 

@@ -39,7 +39,7 @@ def ga_tables_plot(
     left.set_xlabel("initial population size")
     left.set_ylabel("individuals until BLEU ≥ target")
     left.set_title("Tables 2 and 3")
-    left.legend(fontsize=7)
+    left.legend(fontsize=9)
     m = difference.index.to_numpy()
     right.axhline(0.0, color="#999999", lw=0.8)
     right.errorbar(m, difference["average"], yerr=k * difference["se"], fmt="o-",
@@ -48,7 +48,7 @@ def ga_tables_plot(
     right.set_xlabel("initial population size")
     right.set_ylabel("baseline − GA")
     right.set_title("Table 4")
-    right.legend(fontsize=7)
+    right.legend(fontsize=9)
     return fig
 
 

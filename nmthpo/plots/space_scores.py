@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from nmthpo.plots.style import grid_shape, hide_unused
+from nmthpo.plots.style import grid_shape, hide_unused, shared_legend
 
 __all__ = [
     "score_scatter", "faithfulness_curves", "preferred_size_plot", "calibration_plot",
@@ -98,7 +98,9 @@ def faithfulness_curves(summary: pd.DataFrame, metrics: Sequence[str] = ("spearm
         ax.set_title(str(name))
         ax.set_xlabel("budget b")
         ax.set_ylabel(" / ".join(metrics))
-    axes.ravel()[0].legend(fontsize=7)
+    kinds = ", ".join(f"{ls_name}: {m}" for ls_name, m in zip(("solid", "dashed", "dotted"),
+                                                              metrics, strict=False))
+    shared_legend(fig, axes.ravel()[0], title=f"seed size ({kinds})")
     hide_unused(axes, len(names))
     return fig
 
@@ -121,7 +123,7 @@ def preferred_size_plot(summary: pd.DataFrame) -> Figure:
         ax.set_title(str(name))
         ax.set_xlabel("budget b")
         ax.set_ylabel("size of best space (rows)" if dom == "task" else "volume fraction")
-    axes.ravel()[0].legend(fontsize=7, title="— predicted, -- empirical", title_fontsize=7)
+    shared_legend(fig, axes.ravel()[0], title="seed size (solid: predicted, dashed: empirical)")
     hide_unused(axes, len(names))
     return fig
 
@@ -146,7 +148,7 @@ def calibration_plot(cal: pd.DataFrame) -> Figure:
         ax.set_title(str(name))
         ax.set_xlabel("budget b")
         ax.set_ylabel("predicted / empirical")
-    axes.ravel()[0].legend(fontsize=7)
+    shared_legend(fig, axes.ravel()[0], title="seed size")
     hide_unused(axes, len(names))
     return fig
 

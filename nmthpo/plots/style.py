@@ -7,14 +7,16 @@ Every chapter's plot module (:mod:`nmthpo.plots.benchmark_tables` ...
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 import pandas as pd
+from matplotlib.artist import Artist
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
 
 __all__ = [
     "grid_shape", "hide_unused", "method_colour", "require_columns", "shared_legend",
-    "METRIC_LABELS", "METHOD_COLOURS",
+    "LEGEND_FONTSIZE", "METRIC_LABELS", "METHOD_COLOURS",
 ]
 
 
@@ -53,17 +55,6 @@ METHOD_COLOURS: dict[str, str] = {
 }
 
 
-def shared_legend(fig: Any, axes: np.ndarray, fontsize: float = 9.0) -> None:
-    """One legend for a panel grid, below the panels (the union of the panels' labels)."""
-    handles: dict[str, Any] = {}
-    for ax in np.ravel(axes):
-        for h, label in zip(*ax.get_legend_handles_labels(), strict=True):
-            handles.setdefault(label, h)
-    if handles:
-        fig.legend(list(handles.values()), list(handles), loc="outside lower center",
-                   ncols=min(len(handles), 7), fontsize=fontsize, frameon=False)
-
-
 def method_colour(method: str) -> str:
     """The method's colour in :data:`METHOD_COLOURS`, dark grey for any other method."""
     return METHOD_COLOURS.get(method, "#333333")
@@ -74,3 +65,27 @@ def require_columns(frame: pd.DataFrame, cols: Sequence[str], source: str) -> No
     missing = [c for c in cols if c not in frame.columns]
     if missing:
         raise ValueError(f"frame lacks columns {missing}; pass the frame of {source}")
+
+
+#: Font size of a figure-level legend (readable at the book's 1400 px page width).
+LEGEND_FONTSIZE = 9
+
+
+def shared_legend(fig: Figure, axes: Axes | np.ndarray, ncols: int | None = None,
+                  title: str | None = None) -> None:
+    """One legend for a whole panel grid, below the panels: the union of the labelled artists
+    of ``axes`` (one panel or an array of panels), first occurrence of each label kept.
+
+    Multi-panel figures draw the same methods in every panel; one figure-level legend at a
+    readable size (:data:`LEGEND_FONTSIZE`) replaces a tiny legend inside the first panel.
+    ``ncols`` defaults to one row of up to 8 entries. Needs ``layout="constrained"``.
+    """
+    seen: dict[str, Artist] = {}
+    for ax in np.ravel(np.asarray(axes, dtype=object)):
+        for h, lab in zip(*ax.get_legend_handles_labels(), strict=True):
+            seen.setdefault(lab, h)
+    if not seen:
+        return
+    fig.legend(list(seen.values()), list(seen), loc="outside lower center",
+               ncols=ncols or min(len(seen), 8), fontsize=LEGEND_FONTSIZE, frameon=False,
+               title=title, title_fontsize=LEGEND_FONTSIZE)

@@ -10,7 +10,7 @@ import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from nmthpo.plots.style import grid_shape, hide_unused, require_columns
+from nmthpo.plots.style import grid_shape, hide_unused, require_columns, shared_legend
 
 __all__ = [
     "transfer_curves_plot", "transfer_summary_plot", "target_weight_plot", "overhead_plot",
@@ -69,7 +69,7 @@ def transfer_curves_plot(curves: pd.DataFrame, value: str = "rank", title: str |
         if log_y:
             ax.set_yscale("log")
         ax.set_title(str(t) if t is not None else (title or "all targets"))
-    axes.ravel()[0].legend(fontsize=6, ncols=2)
+    shared_legend(fig, axes.ravel()[0])
     hide_unused(axes, len(targets))
     if title is not None and targets != [None]:
         fig.suptitle(title)
@@ -88,7 +88,7 @@ def transfer_summary_plot(ranks: pd.DataFrame, adtms: pd.DataFrame,
     right.set_yscale("symlog", linthresh=1e-3)
     left.set_title("average rank")
     right.set_title("ADTM")
-    left.legend(fontsize=6, ncols=2)
+    shared_legend(fig, left)
     if title is not None:
         fig.suptitle(title)
     return fig

@@ -4,8 +4,9 @@
 importances of single hyperparameters (Optuna's ``FanovaImportanceEvaluator``) and of pairs
 (our exact decomposition of the same random-forest model on the full grid);
 :func:`importance_table` collects them for one task; :func:`capped_bleu` is the "good region"
-transform of the top-quantile analyses. Choices the paper leaves open are stated in each
-function's docstring.
+transform of the top-quantile analyses; :func:`importance_bootstrap` and :func:`rank_gap` give
+the uncertainty of an importance ranking (a bootstrap over the table's rows). Choices the
+paper leaves open are stated in each function's docstring.
 """
 
 from __future__ import annotations
@@ -25,8 +26,8 @@ from nmthpo.benchmark.tables import load_table
 from nmthpo.studies.params import check_tasks
 
 __all__ = [
-    "capped_bleu", "fanova_importances", "grid_codes", "grid_fanova", "importance_study",
-    "importance_table",
+    "capped_bleu", "fanova_importances", "grid_codes", "grid_fanova", "importance_bootstrap",
+    "importance_study", "importance_table", "rank_gap",
 ]
 
 
@@ -177,12 +178,18 @@ def grid_fanova(
         Index: ``"bpe"`` for singles, ``"embed x lr"`` for pairs (order of
         :data:`~nmthpo.benchmark.space.HYPERPARAMETERS`); values: fraction of variance.
     """
-    from sklearn.ensemble import RandomForestRegressor
-
     codes, sizes = grid_codes(configs)
     y = np.asarray(y, dtype=float)
     if y.shape != (codes.shape[0],):
         raise ValueError(f"y has shape {y.shape}; expected ({codes.shape[0]},), one per row")
+    return _forest_terms(codes, sizes, y, n_trees, max_depth, seed)
+
+
+def _forest_terms(codes: np.ndarray, sizes: list[int], y: np.ndarray, n_trees: int,
+                  max_depth: int, seed: int) -> pd.Series:
+    """:func:`grid_fanova` on given grid codes (the grid's shape fixed by ``sizes``)."""
+    from sklearn.ensemble import RandomForestRegressor
+
     forest = RandomForestRegressor(
         n_estimators=n_trees, max_depth=max_depth, min_samples_split=2, min_samples_leaf=1,
         random_state=seed,
@@ -251,3 +258,68 @@ def importance_table(
         " x ".join(DISPLAY_NAMES[h] for h in k.split(" x ")) for k in pairs.index
     ]
     return singles.sort_values(ascending=False), pairs.sort_values(ascending=False)
+
+
+def importance_bootstrap(
+    task: str,
+    top_fraction: float | None = None,
+    n_boot: int = 200,
+    n_trees: int = 16,
+    max_depth: int = 64,
+    seed: int = 0,
+) -> pd.DataFrame:
+    """fANOVA importances of :func:`grid_fanova` on ``n_boot`` bootstrap resamples of a table.
+
+    The rows of the table (configurations with their BLEU, capped as in
+    :func:`capped_bleu` on the *whole* table) are drawn with replacement and the random-forest
+    model refitted (``n_trees`` trees, seed ``seed + b`` for resample ``b``) on the complete
+    grid of the table (its shape is fixed by the whole table, so a value missing from a
+    resample is still integrated over). The spread of the resampled importances is the
+    uncertainty of Figure 5's ranking due to which models the table happens to hold; fewer
+    trees per resample than the chapter's model add Monte-Carlo noise, which widens the
+    intervals (conservative).
+
+    Returns
+    -------
+    DataFrame
+        One row per resample; columns the single and pair terms with display names
+        (``"#embed"``, ``"#embed x init lr"``), as :func:`importance_table`. Empty when the
+        analysed BLEU is constant (nothing to decompose); resamples whose BLEU is constant
+        are left out.
+    """
+    if n_boot < 1:
+        raise ValueError(f"n_boot must be >= 1, got {n_boot}")
+    table = load_table(check_tasks([task])[0])
+    y = capped_bleu(table.bleu, top_fraction)
+    if np.ptp(y) == 0.0:
+        # nothing to decompose (e.g. zh-en's top 1%, see importance_table): no resamples
+        return pd.DataFrame()
+    codes, sizes = grid_codes(table.configs)
+    rng = np.random.default_rng(seed)
+    rows = []
+    for b in range(n_boot):
+        idx = rng.integers(0, len(y), size=len(y))
+        if np.ptp(y[idx]) == 0.0:
+            continue
+        rows.append(_forest_terms(codes[idx], sizes, y[idx], n_trees, max_depth, seed + b))
+    out = pd.DataFrame(rows).reset_index(drop=True)
+    out.columns = [" x ".join(DISPLAY_NAMES[h] for h in k.split(" x ")) for k in out.columns]
+    return out
+
+
+def rank_gap(importances: pd.DataFrame | pd.Series, term: str, k: int = 1) -> np.ndarray:
+    """How far ``term`` lies above the ``k``-th most important *other* term of its kind.
+
+    Singles are compared with singles, pairs with pairs. Positive: ``term`` is among the top
+    ``k``; negative: at least ``k`` other terms are more important. One value per row of
+    ``importances`` (a Series is one row).
+    """
+    frame = importances.to_frame().T if isinstance(importances, pd.Series) else importances
+    if term not in frame.columns:
+        raise ValueError(f"unknown term {term!r}; choose among {list(frame.columns)}")
+    if k < 1:
+        raise ValueError(f"k must be >= 1, got {k}")
+    pair = " x " in term
+    others = [c for c in frame.columns if c != term and (" x " in c) == pair]
+    kth = -np.sort(-frame[others].to_numpy(dtype=float), axis=1)[:, k - 1]
+    return np.asarray(frame[term].to_numpy(dtype=float) - kth)

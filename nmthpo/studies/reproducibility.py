@@ -41,20 +41,39 @@ def chapter_parameters(chapters_dir: str | Path) -> pd.DataFrame:
     """The parameters each executed chapter ran with (defaults updated by injected values).
 
     Reads the ``parameters`` cell through papermill and the values papermill injected and
-    recorded in the notebook's metadata; the appendix itself (``99_*``) is skipped.
+    recorded in the notebook's metadata; the appendix itself (``99_*``) is skipped. A value
+    papermill cannot infer a type for (a string assigned from an expression) is kept as its
+    source text, without papermill's warning.
+
+    Returns
+    -------
+    DataFrame
+        One row per (chapter, parameter) in the order of each ``parameters`` cell (index
+        ``chapter``, ``parameter``); column ``value``: the value as the cell or papermill
+        wrote it.
     """
+    import logging
+
     import papermill
 
-    rows = []
-    for path in sorted(Path(chapters_dir).glob("[0-9][0-9]_*.ipynb")):
-        if path.name.startswith("99_"):
-            continue
-        defaults = papermill.inspect_notebook(str(path))
-        injected = papermill.iorw.load_notebook_node(str(path)).metadata.get("papermill", {})
-        params = {k: v["default"] for k, v in defaults.items()}
-        params.update({k: repr(v) for k, v in injected.get("parameters", {}).items()})
-        rows.append({"chapter": path.stem, **{k: str(v) for k, v in params.items()}})
-    return pd.DataFrame(rows).set_index("chapter").T
+    rows: list[dict[str, str]] = []
+    log = logging.getLogger("papermill")
+    level = log.level
+    log.setLevel(logging.ERROR)
+    try:
+        for path in sorted(Path(chapters_dir).glob("[0-9][0-9]_*.ipynb")):
+            if path.name.startswith("99_"):
+                continue
+            defaults = papermill.inspect_notebook(str(path))
+            injected = papermill.iorw.load_notebook_node(str(path)).metadata.get("papermill", {})
+            params = {k: v["default"] for k, v in defaults.items()}
+            params.update({k: repr(v) for k, v in injected.get("parameters", {}).items()})
+            rows.extend({"chapter": path.stem, "parameter": k, "value": str(v)}
+                        for k, v in params.items())
+    finally:
+        log.setLevel(level)
+    return pd.DataFrame(rows, columns=["chapter", "parameter", "value"]).set_index(
+        ["chapter", "parameter"])
 
 
 def data_manifest() -> pd.DataFrame:

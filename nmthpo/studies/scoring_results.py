@@ -347,19 +347,33 @@ def _domain(frame: pd.DataFrame) -> str:
 def faithfulness_summary(
     frame: pd.DataFrame, score: str = "mean-b-ei", empirical: str = "empirical"
 ) -> pd.DataFrame:
-    """Mean Kendall tau, Spearman rho, top-1 hit rate and regret over repeats.
+    """Mean Kendall tau, Spearman rho (with its spread), top-1 hit rate and regret over repeats.
 
     Per (task or function, seed size, budget) of
     :func:`nmthpo.studies.space_scores.faithfulness_table`;
     a repeat whose correlation is undefined (constant scores) is left out of that mean and
-    counted in ``n_undefined``.
+    counted in ``n_undefined``. ``spearman_sd`` is the standard deviation of Spearman's rho
+    over the repeats and ``spearman_low``/``spearman_high`` the 95 % Student-t interval of its
+    mean (``mean -/+ t_{0.975, r-1} sd / sqrt(r)``, ``r`` defined repeats, clipped to
+    [-1, 1] where a correlation lives; NaN when fewer than two): with 3-5 seed draws per cell a
+    bootstrap over repeats would be too coarse.
     """
+    from scipy.stats import t as student_t
+
     f = faithfulness_table(frame, score, empirical)
     keys = [_domain(frame), "seed_size", "budget"]
     g = f.groupby(keys, sort=False)
     out = g.agg(kendall_tau=("kendall_tau", "mean"), spearman=("spearman", "mean"),
-                top1=("top1", "mean"), regret=("regret", "mean"),
-                repeats=("top1", "size")).reset_index()
+                spearman_sd=("spearman", "std"), top1=("top1", "mean"),
+                regret=("regret", "mean"), repeats=("top1", "size")).reset_index()
+    n_def = g["spearman"].count().to_numpy()
+    with np.errstate(invalid="ignore", divide="ignore"):
+        half = np.where(n_def > 1, student_t.ppf(0.975, np.maximum(n_def - 1, 1))
+                        * out["spearman_sd"].to_numpy() / np.sqrt(n_def), np.nan)
+    out.insert(out.columns.get_loc("spearman_sd") + 1, "spearman_low",
+               (out["spearman"] - half).clip(lower=-1.0))
+    out.insert(out.columns.get_loc("spearman_low") + 1, "spearman_high",
+               (out["spearman"] + half).clip(upper=1.0))
     out["n_undefined"] = g["kendall_tau"].apply(lambda s: int(s.isna().sum())).to_numpy()
     return out
 
@@ -387,10 +401,15 @@ def preferred_summary(frame: pd.DataFrame, score: str = "mean-b-ei") -> pd.DataF
 
 
 def seed_size_summary(summary: pd.DataFrame) -> pd.DataFrame:
-    """Means over budgets of :func:`faithfulness_summary` per (task or function, seed size)."""
+    """Means over budgets of :func:`faithfulness_summary` per (task or function, seed size).
+
+    ``spearman_sd`` (when the summary has it) is the mean over budgets of the spread of
+    Spearman's rho between seed draws: how much one seed draw's ranking quality varies.
+    """
     dom = _domain(summary)
-    return summary.groupby([dom, "seed_size"], sort=False)[
-        ["kendall_tau", "spearman", "top1", "regret"]].mean().reset_index()
+    cols = ["kendall_tau", "spearman", *(["spearman_sd"] if "spearman_sd" in summary else []),
+            "top1", "regret"]
+    return summary.groupby([dom, "seed_size"], sort=False)[cols].mean().reset_index()
 
 
 def prune_summary(
