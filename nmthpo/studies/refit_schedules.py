@@ -50,7 +50,7 @@ def refit_comparison(
     -------
     DataFrame
         One row per (method, task, metric): mean of the exact and the fast schedule, the mean
-        difference fast - exact with its 95 % paired bootstrap interval, and ``verdict``:
+        difference fast - exact with its 95 % paired bootstrap interval, and ``finding``:
         ``"fast better"`` / ``"fast worse"`` when the interval lies below / above 0 (lower
         is better for every metric), else ``"no difference"``.
     """
@@ -81,7 +81,7 @@ def refit_comparison(
                     verdict = "no difference"
                 rows.append({"method": method, "task": task, "metric": metric,
                              "exact": pair["exact"].mean(), "fast": pair["fast"].mean(),
-                             "fast - exact": est, "95% low": lo, "95% high": hi,
-                             "verdict": verdict, "trials": len(pair)})
+                             "fast - exact": est, "95% CI low": lo, "95% CI high": hi,
+                             "finding": verdict, "trials": len(pair)})
     out = pd.DataFrame(rows).set_index(["method", "task", "metric"])
     return out.round(decimals)
