@@ -50,6 +50,6 @@ def test_study_tables() -> None:
     rho = dict(zip(corr["task"], corr["spearman"], strict=True))
     assert rho["lc-finetune-fr-en"] > 0.8 > 0.6 > rho["lc-finetune-zh-en"] > 0.4
     up = mf.upstream_table(["lc-finetune-zh-en"])
-    assert up.loc["lc-finetune-zh-en", "cuts at checkpoints"] == "3, 6, 9, 12, 15, 18, 21"
+    assert up.loc["lc-finetune-zh-en", "cuts (checkpoint)"] == "3, 6, 9, 12, 15, 18, 21"
     assert mf.method_label("optuna-pruner:MedianPruner") == "optuna Median"
     assert mf.tolerance("lc-finetune-fr-en") == 0.5

@@ -12,7 +12,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from nmthpo.benchmark.learning_curves import load_curves
-from nmthpo.plots.style import grid_shape, hide_unused, require_columns
+from nmthpo.plots.style import grid_shape, hide_unused, require_columns, shared_legend
 
 __all__ = ["FIDELITY_COLOURS", "anytime_plot", "curves_plot", "rank_correlation_plot",
            "survival_plot"]
@@ -63,7 +63,7 @@ def curves_plot(tasks: Sequence[str], n_curves: int = 40, seed: int = 0,
             # a few diverged curves reach 1e13: cut the axis at 3x the 99th percentile
             values = np.concatenate(shown + [c])
             ax.set_ylim(0.8 * values.min(), 3 * np.percentile(values, 99))
-    axes.ravel()[0].legend(fontsize=7)
+    shared_legend(fig, axes)
     hide_unused(axes, len(tasks))
     return fig
 
@@ -104,7 +104,7 @@ def anytime_plot(anytime: pd.DataFrame, log_y: bool = False) -> Figure:
         ax.set_ylabel("regret (BLEU)" if "finetune" in t else "regret (perplexity)")
         if log_y:
             ax.set_yscale("symlog", linthresh=0.01)
-    axes.ravel()[0].legend(fontsize=6, ncols=2)
+    shared_legend(fig, axes)
     hide_unused(axes, len(tasks))
     return fig
 
@@ -130,6 +130,6 @@ def survival_plot(surv: pd.DataFrame) -> Figure:
         ax.set_title(t, fontsize=9)
         ax.set_xlabel("rung (checkpoint)")
         ax.set_ylabel("best survived (%)")
-    axes.ravel()[0].legend(fontsize=6, ncols=2)
+    shared_legend(fig, axes)
     hide_unused(axes, len(tasks))
     return fig

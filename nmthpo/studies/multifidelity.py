@@ -315,14 +315,14 @@ def upstream_table(tasks: Sequence[str], fraction: float = 0.75) -> pd.DataFrame
         rank = int((final > table.score(rec["final_value"])).sum()) + 1
         levels, sizes = upstream_schedule(table.n_rows, table.max_len, fraction)
         reached = best_reached(res.frame, table)
-        rows.append({"task": t, "configurations": table.n_rows,
-                     "cuts at checkpoints": ", ".join(map(str, levels[:-1])),
-                     "survivors": sizes[-1], "cost": int(rec["cost"]),
-                     "share of all checkpoints (%)": round(100 * rec["cost"] / table.total_cost,
+        rows.append({"task": t, "configs": table.n_rows,
+                     "cuts (checkpoint)": ", ".join(map(str, levels[:-1])),
+                     "survivors": sizes[-1], "cost (ckpts)": int(rec["cost"]),
+                     "share (%)": round(100 * rec["cost"] / table.total_cost,
                                                            1),
-                     "recommended final": round(float(rec["final_value"]), 2),
+                     "final of pick": round(float(rec["final_value"]), 2),
                      "best final": round(table.best_final, 2),
                      "regret": round(float(table.regret(rec["final_value"])), 3),
-                     "rank of recommendation": rank,
-                     "best survived": bool(reached[0] >= table.lengths[table.best_rows].max())})
+                     "rank of pick": rank,
+                     "best kept": bool(reached[0] >= table.lengths[table.best_rows].max())})
     return pd.DataFrame(rows).set_index("task")
