@@ -86,8 +86,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from nmthpo.engine.runner import run
 
     if fidelity.on_curves(args.method, args.task, args.curves):  # issue 14: budget in checkpoints
-        if args.sources is not None or args.objective != "bleu":
-            raise UsageError("a learning-curve run takes neither --sources nor --objective pareto")
+        # checked before any work by commands.validate._curves_run
         fres = fidelity.run_curves(args.method, args.task, trials=args.trials, budget=args.budget,
                                    seed=args.seed, settings=parse_settings(args.set),
                                    jobs=args.jobs)
