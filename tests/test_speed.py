@@ -26,3 +26,21 @@ def test_speed_targets_and_grid_totals(tmp_path, monkeypatch):
     g = speed.grid_totals()
     assert g.loc["single"].iloc[0]["minutes"] == 1.5 and g.loc["single"].iloc[1]["minutes"] == 10
     assert "--jobs 2" in g.loc["single"].iloc[1]["how"]
+
+
+def test_make_results_time_reads_the_whole_run(tmp_path, monkeypatch):
+    import nmthpo.studies.grids as grids
+
+    monkeypatch.setattr(grids, "results_dir", lambda: tmp_path)
+    assert speed.make_results_time().empty
+    (tmp_path / "timings.json").write_text(json.dumps(
+        {"single": {"rs zh-en a": 60.0},
+         speed.MAKE_RESULTS_KEY: {"jobs": 2, "total": 1800.0, "from_scratch": True,
+                                  "experiments": {"single": 1200.0, "ga": 600.0}}}))
+    m = speed.make_results_time()
+    assert list(m.index) == ["single", "ga", "total"]
+    assert m.loc["total", "minutes"] == 30.0 and m.loc["single", "share"] == 66.7
+    assert m.attrs == {"jobs": 2, "from_scratch": True,
+                       "target_minutes": speed.MAKE_RESULTS_TARGET_MIN}
+    # the whole-run record is not an experiment folder of grid_totals
+    assert list(speed.grid_totals().index) == ["single"]

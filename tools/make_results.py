@@ -16,20 +16,26 @@ import argparse
 import json
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "results"
 
 
-def _record_time(name: str, key: str, seconds: float) -> None:
-    """Keep the wall time of each computed run in results/timings.json (for the appendix)."""
+def _update_timings(update: Callable[[dict], None]) -> None:
+    """Apply ``update`` to the dict of ``results/timings.json`` and write it back atomically."""
     path = RESULTS / "timings.json"
     data = json.loads(path.read_text()) if path.exists() else {}
-    data.setdefault(name, {})[key] = round(seconds, 2)
+    update(data)
     tmp = path.with_suffix(".json.tmp")
     tmp.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
     tmp.replace(path)
+
+
+def _record_time(name: str, key: str, seconds: float) -> None:
+    """Keep the wall time of each computed run in results/timings.json (for the appendix)."""
+    _update_timings(lambda d: d.setdefault(name, {}).__setitem__(key, round(seconds, 2)))
 
 
 def run_grid(name: str, trials: int, jobs: int) -> None:
@@ -106,7 +112,7 @@ def experiment(name: str, trials: int, jobs: int) -> None:
 
 def main() -> None:
     from nmthpo.engine.cache import WRITE_RESULTS_ENV
-    from nmthpo.studies.grids import EXPERIMENTS
+    from nmthpo.studies.grids import EXPERIMENTS, FOLDERS, book_dir
 
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--only", default=",".join(EXPERIMENTS),
@@ -119,11 +125,28 @@ def main() -> None:
     if unknown:
         p.error(f"unknown experiment(s) {unknown}; valid: {', '.join(EXPERIMENTS)}")
     os.environ[WRITE_RESULTS_ENV] = "1"  # this program, and only it, writes results/
+    fresh = not any(book_dir(FOLDERS[n]).exists() for n in names)
+    walls: dict[str, float] = {}
+    start = time.perf_counter()
     for n in names:
         t0 = time.perf_counter()
         experiment(n, args.trials, args.jobs)
-        print(f"== {n}: {time.perf_counter() - t0:.1f} s wall", flush=True)
+        walls[n] = time.perf_counter() - t0
+        print(f"== {n}: {walls[n]:.1f} s wall", flush=True)
+    total = time.perf_counter() - start
+    print(f"== make results: {total:.1f} s wall ({total / 60:.1f} min), --jobs {args.jobs}",
+          flush=True)
+    if tuple(names) == EXPERIMENTS and args.trials == 100:
+        _record_whole(walls, total, args.jobs, fresh)
 
 
-if __name__ == "__main__":
-    main()
+def _record_whole(walls: dict[str, float], total: float, jobs: int, fresh: bool) -> None:
+    """Keep the wall time of a whole ``make results`` (every experiment, published sizes) in
+    ``results/timings.json`` under :data:`nmthpo.studies.speed.MAKE_RESULTS_KEY` (read by the
+    speed appendix). ``fresh``: no experiment folder existed at the start (a from-scratch time;
+    cached experiments are read back in seconds)."""
+    from nmthpo.studies.speed import MAKE_RESULTS_KEY
+
+    record = {"jobs": jobs, "total": round(total, 1), "from_scratch": fresh,
+              "experiments": {k: round(v, 1) for k, v in walls.items()}}
+    _update_timings(lambda d: d.__setitem__(MAKE_RESULTS_KEY, record))

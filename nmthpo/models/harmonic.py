@@ -127,14 +127,32 @@ def inverse_unlabelled(W: np.ndarray, unlabelled: np.ndarray, eps: float) -> np.
     return inverse_from_cholesky(linalg.cholesky(A, lower=True, check_finite=False))
 
 
+#: Rows per band of the in-place rank-one update of :func:`downdate_inverse` (a band of
+#: ``_BAND x u`` doubles stays in cache).
+_BAND = 64
+
+
 def downdate_inverse(G: np.ndarray, pos: int) -> np.ndarray:
     """Inverse of a principal submatrix: drop index ``pos`` from ``A`` given ``G = A^{-1}``.
 
     ``(A_{-p,-p})^{-1} = G_{-p,-p} - G_{-p,p} G_{p,-p} / G_{p,p}`` (rank-one Schur update, O(u^2)).
+
+    The submatrix is copied as four blocks and updated in place in bands of rows, so no
+    ``u x u`` temporary is made; the arithmetic (``G_ij - (g_i / G_pp) g_j``, element by
+    element) is the one of the plain expression, hence bitwise the same result, about four
+    times faster at ``u = 760`` (``benchmarks/bench_graph.py``).
     """
-    keep = np.r_[0:pos, pos + 1 : G.shape[0]]
-    g = G[keep, pos]
-    return G[np.ix_(keep, keep)] - np.outer(g / G[pos, pos], g)
+    u = G.shape[0]
+    out = np.empty((u - 1, u - 1))
+    out[:pos, :pos] = G[:pos, :pos]
+    out[:pos, pos:] = G[:pos, pos + 1 :]
+    out[pos:, :pos] = G[pos + 1 :, :pos]
+    out[pos:, pos:] = G[pos + 1 :, pos + 1 :]
+    g = np.concatenate((G[:pos, pos], G[pos + 1 :, pos]))
+    x = g / G[pos, pos]
+    for a in range(0, u - 1, _BAND):
+        out[a : a + _BAND] -= x[a : a + _BAND, None] * g
+    return out
 
 
 def harmonic_from_inverse(

@@ -18,11 +18,20 @@ import json
 
 import pandas as pd
 
-__all__ = ["GRIDS_KEY", "grid_totals", "speed_targets"]
+__all__ = ["GRIDS_KEY", "MAKE_RESULTS_KEY", "MAKE_RESULTS_TARGET_MIN", "grid_totals",
+           "make_results_time", "speed_targets"]
 
 #: The key of ``results/timings.json`` that holds whole-grid wall times
 #: (``"<experiment> --jobs <n>"`` -> seconds).
 GRIDS_KEY = "grids"
+
+#: The key of ``results/timings.json`` that holds the last whole ``make results``
+#: (``{"jobs", "total", "from_scratch", "experiments": {name: seconds}}``, written by
+#: ``tools/make_results.py``).
+MAKE_RESULTS_KEY = "make_results"
+
+#: The issue's target for a whole ``make results`` on a 2-core machine, in minutes.
+MAKE_RESULTS_TARGET_MIN = 45.0
 
 
 def speed_targets(name: str = "bench_speed") -> pd.DataFrame:
@@ -68,7 +77,7 @@ def grid_totals() -> pd.DataFrame:
     data = json.loads(path.read_text()) if path.exists() else {}
     rows = []
     for folder, runs in sorted(data.items()):
-        if folder == GRIDS_KEY:
+        if folder in (GRIDS_KEY, MAKE_RESULTS_KEY):
             continue
         rows.append({"experiment": folder, "runs": len(runs),
                      "minutes": round(sum(runs.values()) / 60, 1),
@@ -80,3 +89,31 @@ def grid_totals() -> pd.DataFrame:
     if not rows:
         return pd.DataFrame(columns=["runs", "minutes", "how"]).rename_axis("experiment")
     return pd.DataFrame(rows).set_index("experiment")
+
+
+def make_results_time() -> pd.DataFrame:
+    """The last whole ``make results`` recorded in ``results/timings.json``, in minutes.
+
+    Returns
+    -------
+    DataFrame
+        Index ``experiment`` (each experiment of :data:`nmthpo.studies.grids.EXPERIMENTS` in
+        the order computed, then ``"total"``); columns ``minutes`` and ``share`` (of the
+        total, %). Its ``attrs`` hold ``jobs``, ``from_scratch`` and ``target_minutes``. Empty
+        when no whole run was recorded.
+    """
+    from nmthpo.studies.grids import book_file
+
+    path = book_file("timings.json")
+    data = json.loads(path.read_text()) if path.exists() else {}
+    record = data.get(MAKE_RESULTS_KEY)
+    if not record:
+        return pd.DataFrame(columns=["minutes", "share"]).rename_axis("experiment")
+    total = float(record["total"])
+    rows = [{"experiment": k, "minutes": round(v / 60, 1), "share": round(100 * v / total, 1)}
+            for k, v in record["experiments"].items()]
+    rows.append({"experiment": "total", "minutes": round(total / 60, 1), "share": 100.0})
+    frame = pd.DataFrame(rows).set_index("experiment")
+    frame.attrs.update(jobs=int(record["jobs"]), from_scratch=bool(record["from_scratch"]),
+                       target_minutes=MAKE_RESULTS_TARGET_MIN)
+    return frame
