@@ -83,6 +83,11 @@ def test_tiny_results_recompute_identically_and_summaries(tmp_path) -> None:
     assert {"predicted_size", "empirical_size", "predicted_mode"} <= set(p.columns)
     s = selection_summary(res["select"])
     assert (s["selected_wins"] + s["full_wins"] <= s["trials"]).all()
+    # entries computed by two worker processes give the same frames as one process
+    two = chapter6_results(TINY, cache=False, jobs=2)
+    assert list(two) == list(res)
+    for k in res:
+        pd.testing.assert_frame_equal(res[k], two[k])
     c = comparison_summary(res["compare"])
     assert set(c["truth"]) <= {"A better", "B better"}
     cl = claims(res, TINY)

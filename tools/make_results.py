@@ -78,7 +78,7 @@ def scoring(trials: int, jobs: int) -> None:
     from nmthpo.studies.scoring_results import chapter6_results
 
     t0 = time.perf_counter()
-    chapter6_results()
+    chapter6_results(jobs=jobs)
     print(f"[scoring] chapter 6 frames: {time.perf_counter() - t0:7.1f} s", flush=True)
 
 

@@ -59,8 +59,10 @@ __all__ = [
     "PAPER_CLAIMS",
     "as_list",
     "Chapter6Params",
+    "Entry",
     "cache_entries",
     "cached_frame",
+    "chapter6_entries",
     "chapter6_results",
     "claims",
     "comparison_summary",
@@ -75,6 +77,9 @@ __all__ = [
 CACHE_SUBDIR = FOLDERS["scoring"]
 #: Bumped whenever a change of the code changes the cached numbers.
 CACHE_VERSION = 1
+
+#: One cache entry: ``(kind, label, params)`` (see :func:`chapter6_entries`).
+Entry = tuple[str, str, dict[str, Any]]
 
 
 @dataclass(frozen=True)
@@ -298,16 +303,41 @@ def compute_entry(kind: str, params: Mapping[str, Any]) -> pd.DataFrame:
                      "compare")
 
 
+def chapter6_entries(params: Chapter6Params | None = None) -> dict[str, list[Entry]]:
+    """The cache entries of Chapter 6 per frame: ``(kind, label, params)`` in frame order.
+
+    One entry is one cached frame (:func:`cached_frame`); :func:`chapter6_results`
+    concatenates the entries of each frame.
+    """
+    p = params or Chapter6Params()
+    return {
+        "synthetic": [("synthetic", f, _synthetic_params(p, f)) for f in p.functions],
+        "table": [("table", t, _table_params(p, t)) for t in p.tasks],
+        "select": [("select", f"{p.select_task}-b{b}", _select_params(p, b))
+                   for b in p.select_budgets],
+        "compare": [("compare", p.compare_task, _compare_params(p))],
+    }
+
+
+def _entry_frame(entry: Entry, cache: bool, cache_dir: str | Path | None) -> pd.DataFrame:
+    kind, label, q = entry
+    where = None if not cache else (
+        Path(cache_dir) if cache_dir is not None else _entry_dir(kind, label, q))
+    return cached_frame(kind, label, q, lambda: compute_entry(kind, q), where)
+
+
 def chapter6_results(
     params: Chapter6Params | None = None, cache: bool = True,
-    cache_dir: str | Path | None = None,
+    cache_dir: str | Path | None = None, jobs: int = 1,
 ) -> dict[str, pd.DataFrame]:
     """Every experiment frame of Chapter 6, read from the cache or computed (and stored).
 
     ``chapter6_results()`` with the default (published) parameters reads (under
     ``make results``: fills) the book's ``results/scoring``; without ``cache_dir`` each entry
     the book's cache lacks is computed into the user cache
-    (:func:`nmthpo.studies.grids.user_dir`). ``cache=False`` computes in memory.
+    (:func:`nmthpo.studies.grids.user_dir`). ``cache=False`` computes in memory. ``jobs > 1``
+    computes the entries in that many worker processes (each entry is seeded by its own
+    parameters, so the frames are the same as with one).
 
     Returns
     -------
@@ -319,22 +349,19 @@ def chapter6_results(
         ``budget``
         column) and ``"compare"`` (:func:`nmthpo.studies.space_scores.compare_spaces`).
     """
-    p = params or Chapter6Params()
+    entries = chapter6_entries(params)
+    flat = [e for group in entries.values() for e in group]
+    if jobs > 1:
+        from joblib import Parallel, delayed
 
-    def get(kind: str, label: str, q: dict[str, Any]) -> pd.DataFrame:
-        where = None if not cache else (
-            Path(cache_dir) if cache_dir is not None else _entry_dir(kind, label, q))
-        return cached_frame(kind, label, q, lambda: compute_entry(kind, q), where)
-
-    return {
-        "synthetic": pd.concat([get("synthetic", f, _synthetic_params(p, f))
-                                for f in p.functions], ignore_index=True),
-        "table": pd.concat([get("table", t, _table_params(p, t)) for t in p.tasks],
-                           ignore_index=True),
-        "select": pd.concat([get("select", f"{p.select_task}-b{b}", _select_params(p, b))
-                             for b in p.select_budgets], ignore_index=True),
-        "compare": get("compare", p.compare_task, _compare_params(p)),
-    }
+        frames = Parallel(n_jobs=jobs)(delayed(_entry_frame)(e, cache, cache_dir) for e in flat)
+    else:
+        frames = [_entry_frame(e, cache, cache_dir) for e in flat]
+    out, i = {}, 0
+    for name, group in entries.items():
+        out[name] = pd.concat(frames[i : i + len(group)], ignore_index=True)
+        i += len(group)
+    return out
 
 
 # ------------------------------------------------------------------------------------------
