@@ -150,3 +150,7 @@ def _record_whole(walls: dict[str, float], total: float, jobs: int, fresh: bool)
     record = {"jobs": jobs, "total": round(total, 1), "from_scratch": fresh,
               "experiments": {k: round(v, 1) for k, v in walls.items()}}
     _update_timings(lambda d: d.__setitem__(MAKE_RESULTS_KEY, record))
+
+
+if __name__ == "__main__":
+    main()
