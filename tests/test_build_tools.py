@@ -118,3 +118,27 @@ def test_api_reference_lists_every_module():
     res = subprocess.run([sys.executable, str(TOOLS / "api_reference.py"), "--check"],
                          capture_output=True, text=True)
     assert res.returncode == 0, res.stderr
+
+
+@pytest.mark.parametrize("tool", ["make_results", "build_book", "api_reference", "lock"])
+def test_tools_run_as_scripts(tool: str) -> None:
+    """Each tool is a program: ``python tools/X.py --help`` prints its usage (a lost
+    ``__main__`` guard would print nothing and exit 0)."""
+    import subprocess
+
+    out = subprocess.run([sys.executable, str(TOOLS / f"{tool}.py"), "--help"],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0 and "usage:" in out.stdout, out.stderr
+
+
+def test_make_results_records_a_whole_run(tmp_path: Path, monkeypatch) -> None:
+    from nmthpo.studies import speed
+
+    make_results = _load("make_results")
+    monkeypatch.setattr(make_results, "RESULTS", tmp_path)
+    make_results._record_time("single", "rs ja-en k", 1.234)
+    make_results._record_whole({"single": 60.0}, 90.0, 2, True)
+    data = json.loads((tmp_path / "timings.json").read_text())
+    assert data["single"] == {"rs ja-en k": 1.23}
+    assert data[speed.MAKE_RESULTS_KEY] == {"jobs": 2, "total": 90.0, "from_scratch": True,
+                                            "experiments": {"single": 60.0}}
