@@ -8,7 +8,9 @@ the documented limits of :data:`nmthpo.commands.arguments.LIMITS`) and before th
   (``--plot``) is not a directory and its directory is writable; an input file exists and is
   a readable regular file;
 * names: tasks, methods, and method settings known to the method (the error lists the
-  valid settings);
+  valid settings); a registered method's setting names come from the registry
+  (:data:`nmthpo.optimizers.registry.SETTING_NAMES`), so an unknown one is refused before a
+  table, an optimiser module or SciPy is loaded;
 * sizes against the table (``--budget``, ``--n-init``, ``--init-pop``, ``--seed-size``);
 * a Dask ``--scheduler`` answers a TCP connection within :data:`SCHEDULER_TIMEOUT_S`;
 * ``evaluate``'s sequences are row ids of the task's table, none repeated (the error names the
