@@ -366,3 +366,21 @@ def test_committed_study_caches_are_accepted_as_they_are(monkeypatch: pytest.Mon
     after = {p: p.stat().st_mtime_ns for d in ("ga", "scoring")
              for p in (results_dir() / d).iterdir()}
     assert after == before and not (tmp_path / "user").exists()
+
+
+def test_bad_study_frame_is_never_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                                          ) -> None:
+    """A computed frame is validated before it is written: a wrong one is an internal error
+    and leaves no cache entry."""
+    from nmthpo.studies import genetic
+    from nmthpo.studies.scoring_results import cached_frame
+
+    with pytest.raises(RuntimeError, match="column trial holds"):
+        cached_frame("select", "t", {"budget": 10, "trials": 3},
+                     lambda: _select_frame(10, 2), tmp_path)
+    real = genetic._CACHEABLE["variants"]
+    monkeypatch.setitem(genetic._CACHEABLE, "variants",
+                        functools.wraps(real)(lambda **kw: real(**kw).iloc[:, :0]))
+    with pytest.raises(RuntimeError, match="its columns"):
+        _ga(tmp_path)
+    assert list(tmp_path.iterdir()) == []
