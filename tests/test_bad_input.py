@@ -102,6 +102,12 @@ CASES: list[tuple[str, list[str], str]] = [
      "has no setting 'foo'; valid settings of nmthpo.optimizers.graph:GraphSMBO: "),
     ("run-set-user-class", ["run", "userpkg.mymod:MyOptimizer", "--task", "ja-en", "--out", "out",
                             "--set", "k=3"], "valid settings of userpkg.mymod:MyOptimizer: jitter"),
+    ("run-set-unknown-curves", ["run", "sh", "--task", "lc-scratch-ja-en", "--out", "out",
+                                "--set", "foo=1"], "has no setting 'foo'; valid settings of "
+     "nmthpo.optimizers.multifidelity.halving:SuccessiveHalving: eta, min_checkpoint"),
+    ("run-set-unknown-transfer", [*R, "--sources", "zh-en", "--set", "foo=1"],
+     "valid settings of nmthpo.optimizers.random:RandomSearch: restarts, restart_every, "
+     "source_only"),
     ("run-set-malformed", [*R, "--set", "k"], "--set expects KEY=VALUE"),
     ("run-set-type", ["run", "gb-ei-m", "--task", "ja-en", "--out", "out", "--set", "k=abc"],
      "method 'gb-ei-m' refused --set k=abc: invalid literal for int()"),

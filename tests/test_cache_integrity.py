@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import os
@@ -201,3 +202,185 @@ def test_committed_run_caches_are_accepted() -> None:
         assert _frame_problem(spec, frame) is None, pq
         checked += 1
     assert checked > 100
+
+
+# -- the studies' caches: Chapter 5's GA tables and Chapter 6's entries ----------------------------
+GA_KW = dict(init_pops=(5,), iterations=8, trials=1, variants={"paper": {}})
+
+
+def _ga(cache: Path, **extra: object) -> pd.DataFrame:
+    from nmthpo.studies import genetic
+
+    return genetic.cached_table("variants", cache_dir=cache, **{**GA_KW, **extra})
+
+
+def _select_frame(budget: int, trials: int) -> pd.DataFrame:
+    """A small frame of Chapter 6's ``select`` kind (its columns and levels)."""
+    from nmthpo.studies.scoring_results import _COLUMNS
+
+    rows = [{"budget": budget, "trial": t, "method": m, "where": "full", "space": "full",
+             "n_rows": 100, "best": 20.0 + t, "incumbent": 19.0 + t, "final": 19.5}
+            for t in range(trials) for m in ("rs", "bo-ei-m")]
+    return pd.DataFrame(rows, columns=list(_COLUMNS["select"]))
+
+
+def _scoring(cache: Path, calls: list[int], budget: int = 10) -> pd.DataFrame:
+    from nmthpo.studies.scoring_results import cached_frame
+
+    def compute() -> pd.DataFrame:
+        calls.append(budget)
+        return _select_frame(budget, 2)
+
+    return cached_frame("select", f"t-b{budget}", {"budget": budget, "trials": 2}, compute, cache)
+
+
+def _study_entry(which: str, cache: Path) -> tuple[Path, Path, object]:
+    """Write one entry of ``which`` cache; (parquet, sidecar, a function that reruns it and
+    returns (frame, number of computations so far))."""
+    calls: list[int] = []
+    if which == "ga":
+        from nmthpo.studies import genetic
+
+        real = genetic._CACHEABLE["variants"]
+
+        @functools.wraps(real)  # the same signature: cached_table binds the parameters to it
+        def counted(**kw: object) -> pd.DataFrame:
+            calls.append(1)
+            return real(**kw)
+
+        def again() -> tuple[pd.DataFrame, int]:
+            with pytest.MonkeyPatch.context() as mp:
+                mp.setitem(genetic._CACHEABLE, "variants", counted)
+                return _ga(cache), len(calls)
+
+        _ga(cache)
+        side_suffix = ".json"
+    else:
+        def again() -> tuple[pd.DataFrame, int]:
+            return _scoring(cache, calls), len(calls)
+
+        _scoring(cache, [])
+        side_suffix = ".params.txt"
+    (pq,) = cache.glob("*.parquet")
+    return pq, sidecar_path(pq, side_suffix), again
+
+
+@pytest.mark.parametrize("which", ["ga", "scoring"])
+@pytest.mark.parametrize("damage", ["flip", "truncate", "foreign", "no-checksum",
+                                    "wrong-content"])
+def test_damaged_study_cache_entry_is_set_aside_and_recomputed(
+        tmp_path: Path, which: str, damage: str, caplog: pytest.LogCaptureFixture) -> None:
+    cache = tmp_path / "cache"
+    pq, side, again = _study_entry(which, cache)
+    good = pd.read_parquet(pq)
+    expected = {"flip": "SHA-256 mismatch", "truncate": "truncated",
+                "foreign": "another spec", "no-checksum": "records no checksum",
+                "wrong-content": "column" if which == "scoring" else "rows"}[damage]
+    if damage == "flip":
+        blob = bytearray(pq.read_bytes())
+        blob[len(blob) // 2] ^= 0xFF
+        pq.write_bytes(bytes(blob))
+    elif damage == "truncate":
+        pq.write_bytes(pq.read_bytes()[: pq.stat().st_size // 2])
+    elif damage == "foreign":  # the sidecar of another call (other parameters)
+        other = tmp_path / "other"
+        if which == "ga":
+            _ga(other, iterations=9)
+        else:
+            _scoring(other, [], budget=20)
+        (other_pq,) = other.glob("*.parquet")
+        side.write_text(sidecar_path(other_pq, side.name[len(pq.stem):]).read_text())
+    elif damage == "no-checksum":  # a user-cache entry must have one
+        rec = json.loads(side.read_text())
+        rec.pop(CHECKSUM_FIELD)
+        side.write_text(json.dumps(rec))
+    else:  # a valid Parquet file, checksum matching, content of another call
+        bad = good.iloc[:-1] if which == "ga" else good.assign(trial=good["trial"] + 5)
+        bad.to_parquet(pq, index=which == "ga")
+        rec = json.loads(side.read_text())
+        rec[CHECKSUM_FIELD] = {"sha256": sha256_file(pq), "bytes": pq.stat().st_size}
+        side.write_text(json.dumps(rec))
+    with caplog.at_level(logging.WARNING, logger="nmthpo"):
+        frame, computed = again()
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert len(warnings) == 1 and "\n" not in warnings[0], warnings
+    assert pq.name in warnings[0] and expected in warnings[0], warnings[0]
+    assert computed == 1  # recomputed, not reused
+    pd.testing.assert_frame_equal(frame, good)
+    assert _moved(cache) == sorted([f"{pq.name}.bad-1", f"{side.name}.bad-1"])
+    # the recomputed entry is checksummed and reused as it is
+    caplog.clear()
+    frame, computed = again()
+    assert computed == 1 and not caplog.records
+    pd.testing.assert_frame_equal(frame, good)
+
+
+def test_legacy_study_entries_are_reused_only_if_their_content_validates(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Entries of the book's cache were written before checksums: accepted without one (never
+    rewritten) when their content validates, set aside when it does not."""
+    import nmthpo.engine.cache as cache_mod
+
+    book = tmp_path / "results"
+    monkeypatch.setattr(cache_mod, "results_dir", lambda: book)
+    for which in ("ga", "scoring"):
+        pq, side, again = _study_entry(which, book / which)
+        rec = json.loads(side.read_text())
+        rec.pop(CHECKSUM_FIELD)
+        side.write_text(json.dumps(rec))
+        stamp = pq.stat().st_mtime_ns, side.stat().st_mtime_ns
+        frame, computed = again()
+        assert computed == 0 and (pq.stat().st_mtime_ns, side.stat().st_mtime_ns) == stamp
+        pd.testing.assert_frame_equal(frame, pd.read_parquet(pq))
+        if which == "ga":
+            frame.iloc[:, 0] = -1.0
+            frame.to_parquet(pq)
+        else:
+            frame.drop(columns="final").to_parquet(pq, index=False)
+        _, computed = again()
+        assert computed == 1 and len(_moved(book / which)) == 2
+
+
+def test_committed_study_caches_are_accepted_as_they_are(monkeypatch: pytest.MonkeyPatch,
+                                                         tmp_path: Path) -> None:
+    """Chapter 5's and 6's committed caches pass the checks: read, never recomputed or moved."""
+    from nmthpo.engine.cache import results_dir
+    from nmthpo.studies import genetic, scoring_results
+    from nmthpo.studies.grids import GA_TABLES, book_dir
+
+    def refuse(*args: object, **kwargs: object) -> pd.DataFrame:
+        raise AssertionError("a committed cache entry was recomputed")
+
+    monkeypatch.setenv("NMTHPO_RESULTS", str(tmp_path / "user"))
+    monkeypatch.setattr(scoring_results, "compute_entry", refuse)
+    before = {p: p.stat().st_mtime_ns for d in ("ga", "scoring")
+              for p in (results_dir() / d).iterdir()}
+    for kind, extra in GA_TABLES.kinds.items():
+        real = genetic._CACHEABLE[kind]
+        monkeypatch.setitem(genetic._CACHEABLE, kind, functools.wraps(real)(refuse))
+        frame = genetic.cached_table(kind, cache_dir=book_dir(GA_TABLES.folder),
+                                     **{**GA_TABLES.params, **extra})
+        assert len(frame) >= 7
+    res = scoring_results.chapter6_results()
+    assert all(len(f) for f in res.values())
+    after = {p: p.stat().st_mtime_ns for d in ("ga", "scoring")
+             for p in (results_dir() / d).iterdir()}
+    assert after == before and not (tmp_path / "user").exists()
+
+
+def test_bad_study_frame_is_never_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                                          ) -> None:
+    """A computed frame is validated before it is written: a wrong one is an internal error
+    and leaves no cache entry."""
+    from nmthpo.studies import genetic
+    from nmthpo.studies.scoring_results import cached_frame
+
+    with pytest.raises(RuntimeError, match="column trial holds"):
+        cached_frame("select", "t", {"budget": 10, "trials": 3},
+                     lambda: _select_frame(10, 2), tmp_path)
+    real = genetic._CACHEABLE["variants"]
+    monkeypatch.setitem(genetic._CACHEABLE, "variants",
+                        functools.wraps(real)(lambda **kw: real(**kw).iloc[:, :0]))
+    with pytest.raises(RuntimeError, match="its columns"):
+        _ga(tmp_path)
+    assert list(tmp_path.iterdir()) == []

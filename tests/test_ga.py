@@ -3,11 +3,14 @@ comparison, the cache."""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
 
 import nmthpo.studies.genetic as ga
+from nmthpo.engine.cache import sha256_file
 from nmthpo.engine.stats import check_claims_table
 from nmthpo.studies.genetic import (
     baseline_expectation,
@@ -102,9 +105,14 @@ def test_cached_table_recomputes_identically_and_reads_back(tmp_path):
     files = sorted(p.name for p in tmp_path.iterdir())
     assert len(files) == 2 and files[0].endswith(".json") and files[1].endswith(".parquet")
 
-    # a second call (defaults spelled out: the same key) reads the file back: poison it to see
+    # a second call (defaults spelled out: the same key) reads the file back: poison it (and
+    # record the poisoned file's checksum in its sidecar) to see
     parquet = tmp_path / files[1]
     (direct * 0).to_parquet(parquet)
+    side = tmp_path / files[0]
+    rec = json.loads(side.read_text())
+    rec["checksum"] = {"sha256": sha256_file(parquet), "bytes": parquet.stat().st_size}
+    side.write_text(json.dumps(rec))
     again = ga.cached_table("variants", cache_dir=tmp_path, seed=0, target=16.0, **kw)
     pd.testing.assert_frame_equal(again, direct * 0)
     fresh = ga.cached_table("variants", cache_dir=tmp_path, use_cache=False, **kw)

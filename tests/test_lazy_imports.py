@@ -49,3 +49,15 @@ def test_run_loads_only_what_the_method_needs(tmp_path: Path) -> None:
     assert code == 0
     assert mods.isdisjoint({"scipy", "sklearn", "matplotlib", "optuna", "dask",
                             "distributed"}), sorted(mods)
+
+
+def test_unknown_setting_is_refused_before_any_numerical_library(tmp_path: Path) -> None:
+    """``--set`` names of a registered method are checked against the registry alone: no
+    optimiser module, no SciPy, scikit-learn or pandas, no table loaded (issue 12)."""
+    out = tmp_path / "out"
+    code, mods = _loaded(["run", "gb-ei-m", "--task", "ja-en", "--set", "foo=1", "--trials",
+                          "2", "--out", str(out)], tmp_path)
+    assert code == 2
+    assert mods.isdisjoint({"scipy", "sklearn", "pandas", "pyarrow", "matplotlib"}), \
+        sorted(mods & set(HEAVY))
+    assert not out.exists()

@@ -38,3 +38,33 @@ def test_random_search_protocol():
         opt.tell(9, 1.0)
     with pytest.raises(TypeError, match="unknown settings"):
         RandomSearch(np.zeros((2, 2)), rng, k=3)
+
+
+def test_registry_setting_names_are_the_constructors() -> None:
+    """The names the registry records (checked by ``nmthpo run --set`` without importing the
+    optimiser) are exactly what each class's constructor takes, in every role of every
+    registered method: one source of truth."""
+    from nmthpo.optimizers.registry import SETTING_NAMES, constructor_settings, load_class
+
+    checked = set()
+    for name, spec in METHODS.items():
+        roles = [(False, False)]
+        if spec.transfer_cls is not None:
+            roles.append((True, False))
+        if spec.fidelity_cls is not None:
+            roles.append((False, True))
+        for transfer, fidelity in roles:
+            recorded = spec.setting_names(transfer, fidelity)
+            assert recorded is not None, (name, transfer, fidelity)
+            names, _ = constructor_settings(load_class(spec, transfer, fidelity))
+            assert list(recorded) == names, (name, transfer, fidelity)
+            checked.add(spec.class_path(transfer, fidelity))
+    assert checked == set(SETTING_NAMES)  # no stale entry for a class no method uses
+
+
+def test_unrecorded_classes_have_no_setting_names() -> None:
+    from nmthpo.optimizers.registry import constructor_settings, spec_from_class
+
+    assert spec_from_class(RandomSearch).setting_names() == ()  # the package's class
+    assert MethodSpec("userpkg.mod", "Opt").setting_names() is None  # a user's: introspected
+    assert constructor_settings(RandomSearch) == ([], False)

@@ -56,16 +56,16 @@ def test_cache_stores_reads_and_keys_by_parameters(tmp_path) -> None:
         calls.append(1)
         return pd.DataFrame({"a": [1.5, 2.5]})
 
-    f1 = cached_frame("table", "x y", {"k": 1}, compute, tmp_path)
-    f2 = cached_frame("table", "x y", {"k": 1}, compute, tmp_path)
-    cached_frame("table", "x y", {"k": 2}, compute, tmp_path)
+    f1 = cached_frame("demo", "x y", {"k": 1}, compute, tmp_path)
+    f2 = cached_frame("demo", "x y", {"k": 1}, compute, tmp_path)
+    cached_frame("demo", "x y", {"k": 2}, compute, tmp_path)
     assert len(calls) == 2
     pd.testing.assert_frame_equal(f1, f2)
     entries = cache_entries(tmp_path)
     assert [e[1] for e in entries] in ([{"k": 1}, {"k": 2}], [{"k": 2}, {"k": 1}])
     assert not list(tmp_path.glob(".tmp-*")) and not list(tmp_path.glob("*.json"))
     meta = json.loads(next(tmp_path.glob("*.params.txt")).read_text())
-    assert meta["kind"] == "table"
+    assert meta["kind"] == "demo"
 
 
 def test_tiny_results_recompute_identically_and_summaries(tmp_path) -> None:

@@ -8,7 +8,9 @@ the documented limits of :data:`nmthpo.commands.arguments.LIMITS`) and before th
   (``--plot``) is not a directory and its directory is writable; an input file exists and is
   a readable regular file;
 * names: tasks, methods, and method settings known to the method (the error lists the
-  valid settings);
+  valid settings); a registered method's setting names come from the registry
+  (:data:`nmthpo.optimizers.registry.SETTING_NAMES`), so an unknown one is refused before a
+  table, an optimiser module or SciPy is loaded;
 * sizes against the table (``--budget``, ``--n-init``, ``--init-pop``, ``--seed-size``);
 * a Dask ``--scheduler`` answers a TCP connection within :data:`SCHEDULER_TIMEOUT_S`;
 * ``evaluate``'s sequences are row ids of the task's table, none repeated (the error names the
@@ -23,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
-import inspect
 import math
 import os
 import socket
@@ -142,42 +143,31 @@ def check_scheduler(address: str, timeout: float = SCHEDULER_TIMEOUT_S) -> None:
 
 
 # -- methods --------------------------------------------------------------------------------------
-def _settings_of(cls: type, transfer: bool = False) -> tuple[list[str], bool]:
-    """Keyword settings a method class is known to accept, and whether that list is complete.
+def _known_settings(spec: Any, transfer: bool, fidelity: bool = False
+                    ) -> tuple[list[str], bool]:
+    """The settings the method's class takes and whether that list is complete: from the
+    registry (:attr:`~nmthpo.optimizers.registry.SETTING_NAMES`, without importing the
+    class) for the package's methods, else by introspecting the class (a user's own). In a
+    transfer run the context the runner passes is not a setting."""
+    from nmthpo.optimizers.registry import constructor_settings, load_class
 
-    Follows ``**settings`` up the class hierarchy (an ``__init__`` may pass what it does not
-    know to its parent) until an ``__init__`` without ``**`` or
-    :class:`~nmthpo.optimizers.base.TableOptimizer`, which refuses unknown settings. The list
-    is complete only if no other ``__init__`` on the way takes ``**`` (it might consume
-    them); otherwise only building the optimiser tells.
-    """
-    from nmthpo.optimizers.base import TableOptimizer
-
-    names: list[str] = []
-    complete = True
-    for klass in cls.__mro__:
-        init = vars(klass).get("__init__")
-        if klass is object:
-            break
-        if init is None:
-            continue
-        params = list(inspect.signature(init).parameters.values())[3:]  # self, X, rng
-        names += [p.name for p in params
-                  if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
-                  and p.name != "objective" and p.name not in names
-                  and not (transfer and p.name in _CONTEXT_KEYS)]
-        if klass is TableOptimizer or not any(p.kind is p.VAR_KEYWORD for p in params):
-            break
-        complete = False
+    recorded = spec.setting_names(transfer, fidelity)
+    if recorded is not None:
+        names, complete = list(recorded), True
+    else:
+        try:
+            names, complete = constructor_settings(load_class(spec, transfer, fidelity))
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+    if transfer:
+        names = [n for n in names if n not in _CONTEXT_KEYS]
     return names, complete
 
 
-def _unknown(method: str, spec: Any, settings: Mapping[str, object],
-             transfer: bool) -> UsageError | None:
+def _unknown(method: str, spec: Any, settings: Mapping[str, object], transfer: bool,
+             fidelity: bool = False) -> UsageError | None:
     """The error for settings the method's class does not name, or ``None``."""
-    from nmthpo.optimizers.registry import load_class
-
-    names, _ = _settings_of(load_class(spec, transfer=transfer), transfer)
+    names, _ = _known_settings(spec, transfer, fidelity)
     unknown = sorted(set(settings) - set(names))
     if not unknown:
         return None
@@ -187,16 +177,19 @@ def _unknown(method: str, spec: Any, settings: Mapping[str, object],
 
 
 def check_method_settings(method: str, settings: Mapping[str, object],
-                          transfer: bool = False) -> Any:
+                          transfer: bool = False, fidelity: bool = False) -> Any:
     """Resolve ``method`` and check that it knows every key of ``settings``.
 
     Returns the :class:`~nmthpo.optimizers.registry.MethodSpec`. The error of an unknown
-    setting lists the valid ones (the keyword parameters of the method's class). A class
-    whose ``__init__`` takes ``**kwargs`` (e.g. an adapter passing them to its library) is
-    checked by building it (:func:`check` does so for single-task runs; for transfer runs
-    the keyword parameters found up the class hierarchy are taken as the complete list).
+    setting lists the valid ones. The package's methods are checked against the names the
+    registry records (:meth:`~nmthpo.optimizers.registry.MethodSpec.setting_names`), so no
+    optimiser module or numerical library is imported; a user's class by its keyword
+    parameters, and one whose ``__init__`` takes ``**kwargs`` (e.g. an adapter passing them
+    to its library) by building it (:func:`check` does so for single-task runs; for transfer
+    runs the keyword parameters found up the class hierarchy are taken as the complete
+    list). ``fidelity`` checks the class that runs the method on learning curves.
     """
-    from nmthpo.optimizers.registry import load_class, resolve
+    from nmthpo.optimizers.registry import resolve
 
     try:
         spec = resolve(method)
@@ -204,20 +197,33 @@ def check_method_settings(method: str, settings: Mapping[str, object],
         raise UsageError(exc.args[0] if exc.args else str(exc)) from None
     if not settings:
         return spec
-    try:
-        cls = load_class(spec, transfer=transfer)
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
     if set(settings) & _CONTEXT_KEYS and transfer:
         raise UsageError(f"--set {', '.join(sorted(set(settings) & _CONTEXT_KEYS))}: set by the "
                          "runner for transfer runs; use --sources / --n-source instead")
     # a transfer optimiser is not built here (it needs fitted sources): its classes are
     # taken to pass ``**settings`` on, as the package's transfer methods do
-    if transfer or _settings_of(cls, transfer)[1]:
-        err = _unknown(method, spec, settings, transfer)
+    if transfer or _known_settings(spec, transfer, fidelity)[1]:
+        err = _unknown(method, spec, settings, transfer, fidelity)
         if err is not None:
             raise err
     return spec
+
+
+def _setting_names_first(args: argparse.Namespace, settings: Mapping[str, object]) -> None:
+    """Refuse an unknown ``--set`` name of a registered method before anything else is
+    loaded (no table, no optimiser module), when the kind of run is clear from the arguments
+    alone: a run with ``--sources``, a multi-fidelity method, ``--curves``, or a method that
+    runs only on lookup tables (``rs`` without those depends on the task: checked later)."""
+    from nmthpo.optimizers.registry import METHODS
+
+    spec = METHODS.get(args.method)
+    if not settings or spec is None:
+        return
+    transfer = args.sources is not None
+    fidelity = spec.fidelity or (bool(args.curves) and spec.runs_on_curves())
+    if fidelity or transfer or spec.fidelity_cls is None:
+        check_method_settings(args.method, settings, transfer=transfer and not fidelity,
+                              fidelity=fidelity)
 
 
 def _task(name: str) -> None:
@@ -295,6 +301,8 @@ def _run(args: argparse.Namespace) -> None:
         check_output_dir(args.cache, "--cache")
     if args.scheduler is not None:
         check_scheduler(args.scheduler)
+    settings = parse_settings(args.set)
+    _setting_names_first(args, settings)
     if _curves_run(args):
         return
     _task(args.task)
@@ -302,7 +310,6 @@ def _run(args: argparse.Namespace) -> None:
     if transfer and args.sources != "all":
         for src in (x.strip() for x in args.sources.split(",") if x.strip()):
             _task(src)
-    settings = parse_settings(args.set)
     method = check_method_settings(args.method, settings, transfer=transfer)
     n = _rows(args.task)
     if args.n_init > n:

@@ -19,12 +19,17 @@ Two places hold caches:
 this process's role or already holds the file, else the user cache's.
 
 Integrity: an artefact written with :func:`write_checked` gets a JSON sidecar (same stem,
-``.json``) recording what determines it and the SHA-256 and size of its bytes
-(:data:`CHECKSUM_FIELD`). :func:`artefact_problem` names what is wrong with an artefact before
-it is reused -- no sidecar (stale: written before checksums, or the write was interrupted), a
-sidecar for another spec (foreign), a checksum mismatch (damaged: flipped bytes, truncation);
-:func:`move_aside` renames a bad artefact and its sidecar to ``NAME.bad-N`` (never deletes
-it: a cache directory may be user-owned), so the caller recomputes it.
+suffix ``.json`` unless the caller names another, e.g. Chapter 6's ``.params.txt``) recording
+what determines it and the SHA-256 and size of its bytes (:data:`CHECKSUM_FIELD`).
+:func:`artefact_problem` names what is wrong with an artefact before it is reused -- no sidecar
+(stale: written before checksums, or the write was interrupted), a sidecar for another spec
+(foreign), a checksum mismatch (damaged: flipped bytes, truncation); :func:`move_aside` renames
+a bad artefact and its sidecar to ``NAME.bad-N`` (never deletes it: a cache directory may be
+user-owned), so the caller recomputes it. :func:`read_checked` does the three steps for a
+reader -- check the sidecar, read, validate the content -- and :func:`set_aside` names a bad
+artefact in one warning (logger ``nmthpo.cache``; the CLI prints it on stderr) as it moves it.
+The book's committed caches (:func:`in_book_cache`) were written before checksums: they are
+read with ``require_checksum=False`` and reused only when their content validates.
 """
 
 from __future__ import annotations
@@ -32,12 +37,13 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import logging
 import os
 import platform
 import tempfile
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 __all__ = [
     "CHECKSUM_FIELD",
@@ -45,10 +51,13 @@ __all__ = [
     "artefact_problem",
     "atomic_write",
     "cache_for",
+    "in_book_cache",
     "key",
     "machine_fingerprint",
     "move_aside",
+    "read_checked",
     "results_dir",
+    "set_aside",
     "sha256_file",
     "sidecar_path",
     "user_cache_dir",
@@ -60,6 +69,9 @@ __all__ = [
 WRITE_RESULTS_ENV = "NMTHPO_WRITE_RESULTS"
 #: Overrides the user cache directory.
 USER_CACHE_ENV = "NMTHPO_RESULTS"
+
+log = logging.getLogger("nmthpo.cache")
+T = TypeVar("T")
 
 
 def key(payload: Mapping[str, Any]) -> str:
@@ -116,36 +128,39 @@ def sha256_file(path: str | Path) -> str:
     return h.hexdigest()
 
 
-def sidecar_path(path: str | Path) -> Path:
-    """The JSON sidecar of an artefact: the same name with suffix ``.json``."""
-    return Path(path).with_suffix(".json")
+def sidecar_path(path: str | Path, sidecar: str = ".json") -> Path:
+    """The JSON sidecar of an artefact: the same name with suffix ``sidecar`` (``.json``)."""
+    return Path(path).with_suffix(sidecar)
 
 
 def write_checked(path: str | Path, write: Callable[[Path], object],
-                  record: Mapping[str, Any]) -> None:
+                  record: Mapping[str, Any], sidecar: str = ".json") -> None:
     """Write an artefact atomically, then its sidecar: ``record`` plus its checksum.
 
-    The sidecar is written last, so an artefact without one was not completely written (or
-    predates checksums); :func:`artefact_problem` treats both as not reusable.
+    The sidecar (suffix ``sidecar``) is written last, so an artefact without one was not
+    completely written (or predates checksums); :func:`artefact_problem` treats both as not
+    reusable.
     """
     path = Path(path)
     atomic_write(path, write)
     check = {"sha256": sha256_file(path), "bytes": path.stat().st_size}
-    write_text(sidecar_path(path), json.dumps({**record, CHECKSUM_FIELD: check}, indent=2,
-                                              sort_keys=True, default=str))
+    write_text(sidecar_path(path, sidecar),
+               json.dumps({**record, CHECKSUM_FIELD: check}, indent=2, sort_keys=True,
+                          default=str) + "\n")
 
 
 def artefact_problem(path: str | Path, expected: Mapping[str, Any],
-                     require_checksum: bool = True) -> str | None:
+                     require_checksum: bool = True, sidecar: str = ".json") -> str | None:
     """What is wrong with the artefact ``path`` for reuse, or ``None`` if it may be reused.
 
     ``expected`` are sidecar entries that must match (e.g. the spec's fields): a mismatch
     means the file belongs to another spec. ``require_checksum=False`` accepts a missing
     sidecar or one without a checksum (caches written before checksums existed, e.g. the
-    book's committed ``results/``; the caller must then validate the content).
+    book's committed ``results/``; the caller must then validate the content). ``sidecar``
+    is the sidecar's suffix (:func:`sidecar_path`).
     """
     path = Path(path)
-    side = sidecar_path(path)
+    side = sidecar_path(path, sidecar)
     if not side.exists():
         if not require_checksum:
             return None
@@ -178,7 +193,8 @@ def artefact_problem(path: str | Path, expected: Mapping[str, Any],
     return None
 
 
-def move_aside(path: str | Path, into: str | Path | None = None) -> Path:
+def move_aside(path: str | Path, into: str | Path | None = None,
+               sidecar: str = ".json") -> Path:
     """Rename a bad artefact (and its sidecar) to ``NAME.bad-N``, the first free ``N``.
 
     ``into`` is the directory to move them to (default: where they are; give another when
@@ -186,7 +202,7 @@ def move_aside(path: str | Path, into: str | Path | None = None) -> Path:
     under names no cache reader matches. Returns the artefact's new path.
     """
     path = Path(path)
-    side = sidecar_path(path)
+    side = sidecar_path(path, sidecar)
     where = Path(into) if into is not None else path.parent
     where.mkdir(parents=True, exist_ok=True)
     n = 1
@@ -198,6 +214,63 @@ def move_aside(path: str | Path, into: str | Path | None = None) -> Path:
     if side.exists() and side != path:
         os.replace(side, where / f"{side.name}.bad-{n}")
     return dest
+
+
+def set_aside(path: str | Path, why: str, into: str | Path | None = None,
+              sidecar: str = ".json") -> None:
+    """Name a bad cached artefact in one warning and move it aside (:func:`move_aside`).
+
+    A cache that cannot be written (read-only) keeps the file; the warning says so, and the
+    caller recomputes without reusing it.
+    """
+    try:
+        where = f"moved to {move_aside(path, into, sidecar)}"
+    except OSError as exc:  # a read-only cache: leave it, but never reuse it
+        where = f"could not be moved aside ({exc})"
+    log.warning("cached %s is not reused: %s; %s, recomputing it", path, why, where)
+
+
+def read_checked(path: str | Path, expected: Mapping[str, Any], read: Callable[[Path], T],
+                 validate: Callable[[T], str | None] | None = None, *,
+                 require_checksum: bool = True, sidecar: str = ".json",
+                 into: str | Path | None = None) -> T | None:
+    """The artefact ``path`` read by ``read``, or ``None`` if it is missing or bad.
+
+    Before reuse the artefact is checked against its sidecar (:func:`artefact_problem` with
+    ``expected``, ``require_checksum``, ``sidecar``), then read (any exception of ``read``
+    means unreadable, e.g. a truncated file), then ``validate`` (returns what is wrong with
+    the content, or ``None``). A bad artefact is named and moved aside (:func:`set_aside`,
+    into ``into``), so the caller recomputes it.
+    """
+    path = Path(path)
+    if not path.exists():
+        return None
+    why = artefact_problem(path, expected, require_checksum, sidecar)
+    if why is None:
+        try:
+            value = read(path)
+        except Exception as exc:  # readers (pyarrow, zipfile) raise many types on damage
+            why = f"unreadable {path.suffix.lstrip('.') or 'file'} " \
+                  f"({type(exc).__name__}: {exc})"
+        else:
+            why = validate(value) if validate is not None else None
+            if why is None:
+                return value
+    set_aside(path, why, into, sidecar)
+    return None
+
+
+def in_book_cache(path: str | Path) -> bool:
+    """Whether ``path`` lies in the book's committed cache (:func:`results_dir`).
+
+    Those files were written by ``make results`` before checksums existed: a reader accepts
+    them without a checksum (``require_checksum=False``) after validating their content,
+    and never rewrites them at run time.
+    """
+    try:
+        return Path(path).resolve().is_relative_to(results_dir().resolve())
+    except OSError:
+        return False
 
 
 def results_dir() -> Path:

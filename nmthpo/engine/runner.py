@@ -45,7 +45,7 @@ Integrity (:func:`nmthpo.engine.cache.write_checked`): every partial trial and e
 run has a sidecar with its spec and the SHA-256 of its bytes. Before reuse, a cached file is
 checked against its sidecar and its rows against the table (ids in the table, none repeated
 within a trial, BLEU equal to the table's); a damaged, foreign or stale file is named in a
-warning, moved aside (:func:`nmthpo.engine.cache.move_aside`: a finished run to
+warning, moved aside (:func:`nmthpo.engine.cache.read_checked`: a finished run to
 ``NAME.bad-N`` beside it, a partial trial to ``damaged/<stem>/``; never deleted) and recomputed.
 A trial's result is validated the same way before it is written. Finished runs written before
 checksums existed (the book's committed caches, some without any sidecar) are accepted when
@@ -64,7 +64,6 @@ import logging
 import re
 import shutil
 import signal
-import zipfile
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -77,11 +76,10 @@ import pandas as pd
 from nmthpo.benchmark.metafeatures import transfer_metafeatures
 from nmthpo.benchmark.tables import NMTHPO_TASKS, NMTLC_TASKS, TASKS, check_task, load_table
 from nmthpo.engine.cache import (
-    artefact_problem,
     atomic_write,
     key,
     machine_fingerprint,
-    move_aside,
+    read_checked,
     write_checked,
     write_text,
 )
@@ -493,31 +491,11 @@ def _frame_problem(spec: RunSpec, frame: pd.DataFrame) -> str | None:
     return None
 
 
-def _set_aside(path: Path, why: str, into: Path | None = None) -> None:
-    """Warn that a cached file is bad, and move it (and its sidecar) aside (``into``)."""
-    try:
-        dest = move_aside(path, into)
-        where = f"moved to {dest}"
-    except OSError as exc:  # a read-only cache: leave it, but never reuse it
-        where = f"could not be moved aside ({exc})"
-    log.warning("cached %s is not reused: %s; %s, recomputing it", path, why, where)
-
-
 def _read_final(spec: RunSpec, path: Path) -> dict[int, pd.DataFrame]:
     """The trials of a finished cached run, or ``{}`` (set aside) if it fails a check."""
-    if not path.exists():
-        return {}
-    why = artefact_problem(path, spec.payload(), require_checksum=False)
-    frame = None
-    if why is None:
-        try:
-            frame = pd.read_parquet(path)
-        except Exception as exc:  # pyarrow raises several types for a damaged file
-            why = f"unreadable Parquet ({type(exc).__name__}: {exc})"
-    if why is None and frame is not None:
-        why = _frame_problem(spec, frame)
-    if why is not None or frame is None:
-        _set_aside(path, why or "unreadable")
+    frame = read_checked(path, spec.payload(), pd.read_parquet,
+                         lambda f: _frame_problem(spec, f), require_checksum=False)
+    if frame is None:
         return {}
     return {int(t): g.reset_index(drop=True)  # type: ignore[call-overload]
             for t, g in frame.groupby(spec.trial_column, sort=True)}
@@ -527,23 +505,19 @@ def _partial_record(spec: RunSpec, trial: int) -> dict[str, Any]:
     return {"stem": spec.stem(), "trial": trial}
 
 
+def _load_npz(f: Path) -> dict[str, np.ndarray]:
+    with np.load(f) as z:
+        return {k: z[k] for k in z.files}
+
+
 def _read_partial(spec: RunSpec, f: Path) -> tuple[int, pd.DataFrame] | None:
     """One finished trial of an interrupted run, or ``None`` (set aside) if it fails a check."""
     t = int(f.stem.split("-")[1])
-    why = artefact_problem(f, _partial_record(spec, t))
-    res = None
-    if why is None:
-        try:
-            with np.load(f) as z:
-                res = {k: z[k] for k in z.files}
-        except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
-            why = f"unreadable .npz ({type(exc).__name__}: {exc})"
-    if why is None and res is not None:
-        why = _rows_problem(spec, np.asarray(res.get("row", np.array([-1]))))
-    if why is not None or res is None:  # out of partial/, which is removed when done
-        _set_aside(f, why or "unreadable", f.parents[2] / "damaged" / spec.stem())
-        return None
-    return t, _tidy(spec, t, res)
+    res = read_checked(  # a bad file goes out of partial/, which is removed when done
+        f, _partial_record(spec, t), _load_npz,
+        lambda r: _rows_problem(spec, np.asarray(r.get("row", np.array([-1])))),
+        into=f.parents[2] / "damaged" / spec.stem())
+    return None if res is None else (t, _tidy(spec, t, res))
 
 
 @dataclass

@@ -52,9 +52,11 @@ from nmthpo.optimizers.base import TableOptimizer
 __all__ = [
     "METHODS",
     "PREFIXES",
+    "SETTING_NAMES",
     "MethodSpec",
     "available",
     "build",
+    "constructor_settings",
     "get_spec",
     "load_class",
     "make_optimizer",
@@ -124,6 +126,22 @@ class MethodSpec:
     def runs_on_curves(self) -> bool:
         """Whether the method runs on a learning-curve task (budget in checkpoints)."""
         return self.fidelity or self.fidelity_cls is not None
+
+    def class_path(self, transfer: bool = False, fidelity: bool = False) -> str:
+        """``"module:Class"`` of the class that runs the method: its ``fidelity_cls`` when
+        ``fidelity`` and it has one, its ``transfer_cls`` when ``transfer`` and it has one,
+        else :attr:`path`."""
+        if fidelity and self.fidelity_cls is not None:
+            return self.fidelity_cls
+        if transfer and self.transfer_cls is not None:
+            return self.transfer_cls
+        return self.path
+
+    def setting_names(self, transfer: bool = False, fidelity: bool = False
+                      ) -> tuple[str, ...] | None:
+        """The keyword settings the method's class takes (:data:`SETTING_NAMES`, no import),
+        or ``None`` for a class the registry does not record (a user's own)."""
+        return SETTING_NAMES.get(self.class_path(transfer, fidelity))
 
 
 _TM = "nmthpo.optimizers.transfer.methods"
@@ -219,6 +237,46 @@ METHODS: dict[str, MethodSpec] = {
                       "features"),
 }
 
+_TRANSFER_BASE = ("sources", "kernel", "restarts", "restart_every", "source_only",
+                  "target_task", "metafeatures")
+#: The keyword settings each of the package's optimiser classes takes (``"module:Class"`` ->
+#: names, in constructor order), so that ``--set NAME=...`` is checked without importing the
+#: optimiser or its numerical libraries (:mod:`nmthpo.commands.validate`). A transfer class
+#: lists the context the runner passes (``sources``, ``kernel``, ``target_task``,
+#: ``metafeatures``) too: a transfer run refuses them as settings. The one source of truth is
+#: the constructors: ``tests/test_optimizers.py`` checks every entry against
+#: :func:`constructor_settings`. Classes not listed (a user's ``module:Class``, an adapter's)
+#: are introspected or built instead.
+SETTING_NAMES: dict[str, tuple[str, ...]] = {
+    "nmthpo.optimizers.random:RandomSearch": (),
+    "nmthpo.optimizers.bo:GPBO": ("kernel", "refit_every", "restarts", "restart_every", "xi",
+                                  "schedule", "refit_growth"),
+    "nmthpo.optimizers.bo_mcmc:MarginalGPBO": ("kernel", "n_hypers", "burnin", "chain_length",
+                                               "step", "xi"),
+    "nmthpo.optimizers.graph:GraphSMBO": ("kernel", "acquisition", "k", "lengthscale", "eps",
+                                          "ei_scale", "eif_method", "eif_mode",
+                                          "refresh_every", "tie_rtol"),
+    "nmthpo.optimizers.mobo:ParetoSMBO": ("surrogate", "kernel", "log_time", "ref_margin",
+                                          "refit_growth", "refit_until", "restarts", "k",
+                                          "lengthscale", "eps", "refresh_every"),
+    "nmthpo.optimizers.ga:GAOptimizer": ("population", "mutation_rate", "max_tries"),
+    f"{_TM}:RandomTransfer": _TRANSFER_BASE,
+    f"{_TM}:IGP": _TRANSFER_BASE,
+    f"{_TM}:SCoT": ("refit_every", *_TRANSFER_BASE),
+    f"{_TM}:SGPR": ("alpha", *_TRANSFER_BASE),
+    f"{_TM}:POGPE": ("target_weight", *_TRANSFER_BASE),
+    f"{_TM}:TST": ("variant", "rho", *_TRANSFER_BASE),
+    f"{_TM}:RGPE": ("n_samples", *_TRANSFER_BASE),
+    f"{_TM}:TransBO": ("n_cv", "cv_min", "cv_refit", *_TRANSFER_BASE),
+    f"{_MF}.random:FullFidelityRandomSearch": (),
+    f"{_MF}.halving:SuccessiveHalving": ("eta", "min_checkpoint", "max_checkpoint",
+                                         "n_configs"),
+    f"{_MF}.halving:Hyperband": ("eta", "min_checkpoint"),
+    f"{_MF}.halving:UpstreamHalving": ("n_configs", "budget", "fraction"),
+    f"{_MF}.asha:ASHA": ("eta", "min_checkpoint", "max_checkpoint", "workers"),
+    f"{_MF}.bohb:BOHB": ("eta", "min_checkpoint", "gamma", "random_fraction", "min_bandwidth"),
+}
+
 #: ``prefix`` of a ``"prefix:Name"`` method -> ``"module:function"``; the function takes the
 #: whole ``"prefix:Name"`` and returns a :class:`MethodSpec`. Adapters of other libraries
 #: hook in here.
@@ -226,6 +284,44 @@ PREFIXES: dict[str, str] = {
     "optuna": "nmthpo.optimizers.adapters.optuna:from_name",
     "optuna-pruner": f"{_MF}.optuna_pruner:from_name",
 }
+
+
+def constructor_settings(cls: type) -> tuple[list[str], bool]:
+    """The keyword settings an optimiser class's constructor takes, and whether the list is
+    complete (introspection: what :data:`SETTING_NAMES` records for the package's classes).
+
+    The settings are the keyword parameters after the positional ``X, rng`` (a lookup-table
+    optimiser) or ``X, longest, rng`` (a multi-fidelity one), except ``objective``. Follows
+    ``**settings`` up the class hierarchy (an ``__init__`` may pass what it does not know to
+    its parent) until an ``__init__`` without ``**`` or the base class
+    (:class:`~nmthpo.optimizers.base.TableOptimizer`,
+    :class:`~nmthpo.optimizers.multifidelity.base.FidelityOptimizer`), which refuses unknown
+    settings. The list is complete only if no other ``__init__`` on the way takes ``**`` (it
+    might consume them); otherwise only building the optimiser tells.
+    """
+    import inspect
+
+    from nmthpo.optimizers.multifidelity.base import FidelityOptimizer
+
+    names: list[str] = []
+    complete = True
+    for klass in cls.__mro__:
+        init = vars(klass).get("__init__")
+        if klass is object:
+            break
+        if init is None:
+            continue
+        params = list(inspect.signature(init).parameters.values())[1:]  # self
+        lead = [p.name for p in params].index("rng") + 1 if any(
+            p.name == "rng" for p in params) else 2  # X, rng or X, longest, rng
+        names += [p.name for p in params[lead:]
+                  if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+                  and p.name != "objective" and p.name not in names]
+        if klass in (TableOptimizer, FidelityOptimizer) or not any(
+                p.kind is p.VAR_KEYWORD for p in params):
+            break
+        complete = False
+    return names, complete
 
 
 def register(name: str, spec: MethodSpec) -> None:
@@ -266,11 +362,10 @@ def _import_attr(path: str, what: str) -> Any:
 def load_class(spec: MethodSpec, transfer: bool = False, fidelity: bool = False) -> type:
     """The optimiser class of ``spec`` (its ``transfer_cls`` when ``transfer`` and it has one,
     its ``fidelity_cls`` when ``fidelity`` and it has one)."""
-    if fidelity and spec.fidelity_cls is not None:
-        return _import_attr(spec.fidelity_cls, "fidelity class")  # type: ignore[no-any-return]
-    if transfer and spec.transfer_cls is not None:
-        return _import_attr(spec.transfer_cls, "transfer class")  # type: ignore[no-any-return]
-    return _import_attr(spec.path, "method")  # type: ignore[no-any-return]
+    path = spec.class_path(transfer, fidelity)
+    what = "method" if path == spec.path else \
+        "fidelity class" if path == spec.fidelity_cls else "transfer class"
+    return _import_attr(path, what)  # type: ignore[no-any-return]
 
 
 def spec_from_class(cls: type) -> MethodSpec:

@@ -24,7 +24,6 @@ genetic as ga; ga.ga_study(...)``):
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping, Sequence
 from math import sqrt
 from typing import Any
@@ -283,6 +282,31 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
+def _table_problem(kind: str, args: Mapping[str, Any], frame: pd.DataFrame) -> str | None:
+    """What is wrong with a cached ``kind`` table for the parameters ``args``, or ``None``.
+
+    The rows must be the variants (plus ``baseline``) or the rules asked for, in order, the
+    columns those of each initial size (:func:`variant_table`, :func:`ga_rule_table`), and
+    every average a finite count >= 0.
+    """
+    sizes = [str(int(m)) for m in args["init_pops"]]
+    if kind == "variants":
+        index_name, rows = "variant", [*args["variants"], "baseline"]
+        columns = [c for m in sizes for c in ((m, f"{m} se") if args["with_se"] else (m,))]
+    else:
+        index_name, rows = "rule", list(args["alternatives"])
+        columns = [*(c for m in sizes for c in (m, f"{m} z")), "chi2", "dof", "p"]
+    if frame.index.name != index_name or [str(r) for r in frame.index] != rows:
+        return f"its rows ({frame.index.name}: {list(frame.index)}) are not the {index_name}s " \
+               f"{rows}"
+    if list(frame.columns) != columns:
+        return f"its columns {list(frame.columns)} are not {columns}"
+    averages = frame[sizes].to_numpy(dtype=float)
+    if not (np.isfinite(averages).all() and (averages >= 0).all()):
+        return "an average count is negative or not finite"
+    return None
+
+
 def cached_table(
     kind: str, cache_dir: Any = None, use_cache: bool = True, **params: Any
 ) -> pd.DataFrame:
@@ -291,19 +315,25 @@ def cached_table(
     The frame is stored as Parquet in ``cache_dir`` (default
     :func:`nmthpo.engine.cache.cache_for` ``("ga", ...)``: the book's ``results/ga`` when it
     holds the file, else the user cache) under
-    ``<kind>__<key>.parquet`` with a JSON sidecar of its parameters; the key hashes ``kind``,
+    ``<kind>__<key>.parquet`` with a JSON sidecar of its parameters and checksum
+    (:func:`nmthpo.engine.cache.write_checked`); the key hashes ``kind``,
     every parameter of the function (defaults filled in, so ``cached_table("variants")`` and
     ``cached_table("variants", iterations=1000)`` share a file; the default :data:`VARIANTS` and
     :data:`GA_RULE_ALTERNATIVES` enter by content) and :data:`GA_CACHE_VERSION`.
     A missing file is computed and written atomically (temporary file, then rename); a present
-    one is read back. ``use_cache=False`` computes the frame and neither reads nor writes a
-    file (e.g. a notebook's smoke setting). The full-size variant table takes minutes (the
-    generational variant dominates), the rule table about a minute.
+    one is reused only if its sidecar records these parameters and its checksum matches (the
+    book's ``results/ga``, written before checksums, is accepted without one) and its rows and
+    columns are those the parameters ask for (:func:`nmthpo.engine.cache.read_checked`);
+    otherwise it is named in a warning, moved aside (``NAME.bad-N``) and recomputed. A
+    computed frame is checked the same way before it is written. ``use_cache=False`` computes
+    the frame and neither reads nor writes a file (e.g. a notebook's smoke setting). The
+    full-size variant table takes minutes (the generational variant dominates), the rule
+    table about a minute.
     """
     import inspect
     from pathlib import Path
 
-    from nmthpo.engine.cache import atomic_write, cache_for, key, write_text
+    from nmthpo.engine.cache import cache_for, in_book_cache, key, read_checked, write_checked
 
     if kind not in _CACHEABLE:
         raise ValueError(f"unknown kind {kind!r}; valid: {', '.join(_CACHEABLE)}")
@@ -323,10 +353,14 @@ def cached_table(
     payload = {"kind": kind, "params": args, "version": GA_CACHE_VERSION}
     filename = f"{kind}__{key(payload)}.parquet"
     path = Path(cache_dir if cache_dir is not None else cache_for("ga", filename)) / filename
-    if path.exists():
-        return pd.read_parquet(path)
+    cached = read_checked(path, payload, pd.read_parquet,
+                          lambda f: _table_problem(kind, args, f),
+                          require_checksum=not in_book_cache(path))
+    if cached is not None:
+        return cached
     frame = func(**params)
-    write_text(path.with_suffix(".json"),
-               json.dumps(payload, sort_keys=True, default=str) + "\n")
-    atomic_write(path, lambda p: frame.to_parquet(p))
+    why = _table_problem(kind, args, frame)
+    if why is not None:
+        raise RuntimeError(f"{func.__name__} computed a bad table ({why}); not cached")
+    write_checked(path, lambda p: frame.to_parquet(p), payload)
     return frame

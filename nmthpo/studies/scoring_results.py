@@ -11,9 +11,11 @@ by code.
 
 Cache layout: one entry per experiment *part* (a synthetic function, a task's table
 experiment, one selection budget, the space comparison), ``<kind>__<label>__<hash>.parquet``
-with a sidecar ``.params.txt`` holding the JSON of the parameters (``hash`` is the first 16
-hex digits of its SHA-256). The sidecar is written first and the Parquet file last, both
-through a temporary file renamed into place, so an entry exists only once complete. The
+with a sidecar ``.params.txt`` holding the JSON of the parameters and the Parquet file's
+checksum (``hash`` is the first 16 hex digits of the parameters' SHA-256). The Parquet file is
+written first and the sidecar last (:func:`nmthpo.engine.cache.write_checked`), both through a
+temporary file renamed into place, so an entry is complete once its sidecar exists; an entry
+is verified before reuse (:func:`cached_frame`). The
 sidecar is not called ``.json`` because :func:`nmthpo.engine.runner.cached_runs` reads every
 ``*.json`` of a results directory as a run specification.
 
@@ -37,7 +39,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from nmthpo.engine.cache import atomic_write, write_text
+from nmthpo.engine.cache import in_book_cache, read_checked, write_checked
 from nmthpo.engine.cache import key as cache_key
 from nmthpo.studies.grids import FOLDERS, book_dir, user_dir, writing_results
 from nmthpo.studies.grids import SCORING as _PUBLISHED
@@ -77,6 +79,8 @@ __all__ = [
 CACHE_SUBDIR = FOLDERS["scoring"]
 #: Bumped whenever a change of the code changes the cached numbers.
 CACHE_VERSION = 1
+#: Suffix of an entry's sidecar (not ``.json``: see the module docstring).
+_SIDECAR = ".params.txt"
 
 #: One cache entry: ``(kind, label, params)`` (see :func:`chapter6_entries`).
 Entry = tuple[str, str, dict[str, Any]]
@@ -202,6 +206,60 @@ def _entry_dir(kind: str, label: str, params: Mapping[str, Any]) -> Path:
     return user_dir(CACHE_SUBDIR)
 
 
+#: Columns of each part's frame (what :func:`compute_entry` returns), in order.
+_COLUMNS: dict[str, tuple[str, ...]] = {
+    "synthetic": ("function", "seed_size", "repeat", "space", "fraction", "budget", "score",
+                  "predicted", "empirical", "incumbent"),
+    "table": ("task", "seed_size", "repeat", "space", "n_rows", "budget", "score", "predicted",
+              "empirical", "empirical_norepl", "incumbent"),
+    "select": ("budget", "trial", "method", "where", "space", "n_rows", "best", "incumbent",
+               "final"),
+    "compare": ("space_a", "space_b", "repeat", "budget", "predicted_a", "predicted_b",
+                "empirical_a", "empirical_b", "empirical_norepl_a", "empirical_norepl_b",
+                "a_better_predicted", "a_better_empirical", "agree"),
+}
+
+
+def _levels(kind: str, params: Mapping[str, Any]) -> dict[str, set[Any]]:
+    """The values each identifying column of a ``kind`` frame must take exactly."""
+    q = dict(params)
+    out: dict[str, set[Any]] = {}
+    for column, name in (("function", "function"), ("task", "task")):
+        if name in q and column in _COLUMNS[kind]:
+            out[column] = {q[name]}
+    for column, name in (("seed_size", "seed_sizes"), ("budget", "budgets")):
+        if name in q:
+            out[column] = {int(v) for v in q[name]}
+    for column, name in (("repeat", "repeats"), ("trial", "trials")):
+        if name in q:
+            out[column] = set(range(int(q[name])))
+    if kind == "select" and "budget" in q:
+        out["budget"] = {int(q["budget"])}
+    return out
+
+
+def _frame_problem(kind: str, params: Mapping[str, Any], frame: pd.DataFrame) -> str | None:
+    """What is wrong with a cached ``kind`` frame for ``params``, or ``None``.
+
+    Its columns must be those :func:`compute_entry` returns for the kind, and the
+    identifying columns (function or task, seed sizes, repeats or trials, budgets) must take
+    exactly the values the parameters ask for. A kind of no known part (a caller's own) must
+    only be non-empty.
+    """
+    if frame.empty:
+        return "it has no rows"
+    if kind not in _COLUMNS:
+        return None
+    if tuple(frame.columns) != _COLUMNS[kind]:
+        return f"its columns {list(frame.columns)} are not {list(_COLUMNS[kind])}"
+    for column, values in _levels(kind, params).items():
+        got = set(frame[column].tolist())
+        if got != values:
+            return f"column {column} holds {sorted(got, key=str)[:8]}, the parameters ask " \
+                   f"for {sorted(values, key=str)[:8]}"
+    return None
+
+
 def cached_frame(
     kind: str,
     label: str,
@@ -210,6 +268,14 @@ def cached_frame(
     cache_dir: str | Path | None = None,
 ) -> pd.DataFrame:
     """Read the entry ``(kind, params)`` from ``cache_dir``, or compute and store it.
+
+    An entry is reused only if its sidecar (``.params.txt``) records this kind and these
+    parameters, its checksum matches (:func:`nmthpo.engine.cache.read_checked`; the book's
+    ``results/scoring``, written before checksums, is accepted without one) and its content
+    has the kind's columns and the parameters' seed sizes, repeats and budgets; a damaged,
+    foreign or stale entry is named in a warning, moved aside (``NAME.bad-N``) and
+    recomputed. A computed frame is checked the same way before it is written
+    (:func:`nmthpo.engine.cache.write_checked`).
 
     Parameters
     ----------
@@ -227,17 +293,18 @@ def cached_frame(
     if cache_dir is None:
         return compute()
     d = Path(cache_dir)
-    d.mkdir(parents=True, exist_ok=True)
-    stem = _stem(kind, label, params)
-    pq = d / f"{stem}.parquet"
-    if pq.exists():
-        return pd.read_parquet(pq)
+    pq = d / f"{_stem(kind, label, params)}.parquet"
+    record = {"kind": kind, "params": params, "version": CACHE_VERSION}
+    cached = read_checked(pq, record, pd.read_parquet,
+                          lambda f: _frame_problem(kind, params, f),
+                          require_checksum=not in_book_cache(pq), sidecar=_SIDECAR)
+    if cached is not None:
+        return cached
     frame = compute()
-    side = d / f"{stem}.params.txt"
-    body = json.dumps({"kind": kind, "params": params, "version": CACHE_VERSION},
-                      sort_keys=True, indent=1, default=str) + "\n"
-    write_text(side, body)
-    atomic_write(pq, lambda p: frame.to_parquet(p, index=False))
+    why = _frame_problem(kind, params, frame)
+    if why is not None:
+        raise RuntimeError(f"the {kind} experiment computed a bad frame ({why}); not cached")
+    write_checked(pq, lambda p: frame.to_parquet(p, index=False), record, sidecar=_SIDECAR)
     return pd.read_parquet(pq)
 
 
