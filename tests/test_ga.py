@@ -102,6 +102,10 @@ def test_cached_table_recomputes_identically_and_reads_back(tmp_path):
     first = ga.cached_table("variants", cache_dir=tmp_path, **kw)
     direct = ga.variant_table(**kw)
     pd.testing.assert_frame_equal(first, direct)
+    # two worker processes: the same table, and jobs is not part of the key (read back)
+    pd.testing.assert_frame_equal(ga.variant_table(**kw, jobs=2), direct)
+    pd.testing.assert_frame_equal(ga.cached_table("variants", cache_dir=tmp_path, jobs=2, **kw),
+                                  direct)
     files = sorted(p.name for p in tmp_path.iterdir())
     assert len(files) == 2 and files[0].endswith(".json") and files[1].endswith(".parquet")
 

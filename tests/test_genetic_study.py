@@ -49,6 +49,11 @@ def test_variant_table_and_fair_comparison_shapes():
     v = ga.variant_table(init_pops=(5,), iterations=20, trials=1)
     assert list(v.index) == [*ga.VARIANTS, "baseline"]
     assert list(v.columns) == ["5"]
+    rules = ga.ga_rule_table(init_pops=(5,), iterations=20, trials=1)
+    pd.testing.assert_frame_equal(
+        ga.ga_rule_table(init_pops=(5,), iterations=20, trials=1, jobs=2), rules)
+    with pytest.raises(ValueError, match="jobs must be"):
+        ga.ga_studies([{}], jobs=0)
     f = ga.fair_comparison(init_pops=(5,), iterations=20, trials=1)
     assert f.loc[5, "random_exact"] == pytest.approx(
         baseline_expectation(150, 7, 5, False, False)[0])

@@ -68,7 +68,7 @@ def ga(trials: int, jobs: int) -> None:
     run_grid("ga_protocol", trials, jobs)
     for kind, extra in GA_TABLES.kinds.items():
         t0 = time.perf_counter()
-        ga_study.cached_table(kind, cache_dir=book_dir(GA_TABLES.folder),
+        ga_study.cached_table(kind, cache_dir=book_dir(GA_TABLES.folder), jobs=jobs,
                               **{**GA_TABLES.params, **extra})
         print(f"[ga] {kind} table: {time.perf_counter() - t0:7.1f} s", flush=True)
 

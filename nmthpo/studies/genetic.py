@@ -57,6 +57,7 @@ from nmthpo.studies.genetic_study import (
     PAPER_GA_TRIALS,
     GAStudy,
     StudyRules,
+    ga_studies,
     ga_study,
     initial_populations,
 )
@@ -69,7 +70,8 @@ __all__ = [
     "BASELINE_RULES", "FAIR_RULES", "GA_RULE_ALTERNATIVES", "MAX_CYCLES", "PAPER_BASELINE",
     "PAPER_BASELINE_TRIALS", "PAPER_DIFFERENCE", "PAPER_GA", "PAPER_GA_TRIALS", "GARules",
     "GAStudy", "GeneSpace", "StudyRules", "Uniforms", "baseline_counts", "baseline_expectation",
-    "baseline_rule_table", "ga_count", "ga_rule_table", "ga_study", "initial_populations",
+    "baseline_rule_table", "ga_count", "ga_rule_table", "ga_studies", "ga_study",
+    "initial_populations",
     "mutation_candidates", "one_point_crossover", "roulette", "selection_probabilities",
     "two_point_crossover", "weakest_index",
 ]
@@ -95,23 +97,22 @@ def variant_table(
     seed: int = 0,
     variants: Mapping[str, Mapping[str, Any]] | None = None,
     with_se: bool = False,
+    jobs: int = 1,
 ) -> pd.DataFrame:
     """GA average count of each variant: a row per variant, a column per initial size.
 
     A last row ``"baseline"`` holds the paper-rule random baseline on the same initial
     populations (common random numbers). With ``with_se`` each value is accompanied by a
-    ``"<m> se"`` column (standard error over the ``trials * iterations`` counts).
+    ``"<m> se"`` column (standard error over the ``trials * iterations`` counts). ``jobs``
+    worker processes simulate the variants (:func:`ga_studies`: the same table as one).
     """
     variants = VARIANTS if variants is None else variants
-    rows: dict[str, dict[str, float]] = {}
-    study = None
-    for name, kw in variants.items():
-        study = ga_study(task, target, init_pops, iterations, trials, seed,
-                         run_baseline=study is None, **kw)
-        if "baseline" not in rows:
-            rows["baseline"] = _row(study, "baseline", with_se)
-        rows[name] = _row(study, "ga", with_se)
-    rows["baseline"] = rows.pop("baseline")
+    studies = ga_studies([dict(kw) for kw in variants.values()], task, target, init_pops,
+                         iterations, trials, seed, baseline_first=True, jobs=jobs)
+    rows: dict[str, dict[str, float]] = {
+        name: _row(study, "ga", with_se) for name, study in zip(variants, studies, strict=True)}
+    if studies:
+        rows["baseline"] = _row(studies[0], "baseline", with_se)
     frame = pd.DataFrame.from_dict(rows, orient="index")
     frame.index.name = "variant"
     return frame
@@ -326,7 +327,8 @@ def cached_table(
     columns are those the parameters ask for (:func:`nmthpo.engine.cache.read_checked`);
     otherwise it is named in a warning, moved aside (``NAME.bad-N``) and recomputed. A
     computed frame is checked the same way before it is written. ``use_cache=False`` computes
-    the frame and neither reads nor writes a file (e.g. a notebook's smoke setting). The
+    the frame and neither reads nor writes a file (e.g. a notebook's smoke setting).
+    ``jobs`` (worker processes, see :func:`ga_studies`) is not part of the key. The
     full-size variant table takes minutes (the generational variant dominates), the rule
     table about a minute.
     """
@@ -340,12 +342,13 @@ def cached_table(
     func = _CACHEABLE[kind]
     if not use_cache:
         return func(**params)
+    jobs = params.pop("jobs", 1)  # how, not what: not part of the key
     try:
         bound = inspect.signature(func).bind(**params)
     except TypeError as exc:
         raise TypeError(f"bad parameters for {func.__name__}: {exc}") from None
     bound.apply_defaults()
-    args = _jsonable(dict(bound.arguments))
+    args = _jsonable({k: v for k, v in bound.arguments.items() if k != "jobs"})
     # a default set of variants/rules enters the key by content, so editing it invalidates
     for name, default in (("variants", VARIANTS), ("alternatives", GA_RULE_ALTERNATIVES)):
         if name in args and args[name] is None:
@@ -358,7 +361,7 @@ def cached_table(
                           require_checksum=not in_book_cache(path))
     if cached is not None:
         return cached
-    frame = func(**params)
+    frame = func(**params, jobs=jobs)
     why = _table_problem(kind, args, frame)
     if why is not None:
         raise RuntimeError(f"{func.__name__} computed a bad table ({why}); not cached")

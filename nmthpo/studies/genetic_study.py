@@ -11,7 +11,7 @@ and the per-trial :data:`PAPER_GA_TRIALS`, :data:`PAPER_BASELINE_TRIALS`).
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from math import sqrt
 from typing import Any
@@ -25,7 +25,7 @@ from nmthpo.studies.genetic_simulation import GARules, Uniforms, ga_count
 
 __all__ = [
     "FAIR_RULES", "PAPER_BASELINE", "PAPER_BASELINE_TRIALS", "PAPER_DIFFERENCE", "PAPER_GA",
-    "PAPER_GA_TRIALS", "GAStudy", "StudyRules", "ga_study", "initial_populations",
+    "PAPER_GA_TRIALS", "GAStudy", "StudyRules", "ga_studies", "ga_study", "initial_populations",
 ]
 
 #: The paper's results (Ganapathy 2020, Tables 2-4): initial population size -> value.
@@ -243,3 +243,35 @@ def ga_study(
             else:
                 base[m][t] = 0
     return GAStudy(rules, sizes, ga, base)
+
+
+def ga_studies(
+    rules: Sequence[Mapping[str, Any]],
+    task: str = "ja-en",
+    target: float = 16.0,
+    init_pops: Sequence[int] = (5, 10, 15, 20, 25),
+    iterations: int = 1000,
+    trials: int = 3,
+    seed: int = 0,
+    *,
+    baseline_first: bool = False,
+    jobs: int = 1,
+) -> list[GAStudy]:
+    """:func:`ga_study` under each set of keyword rules, in ``jobs`` worker processes.
+
+    Every study draws from generators seeded by ``(seed, trial, size, ...)`` alone (see
+    :func:`ga_study`), so the studies are the same whether computed one after the other or in
+    parallel. ``baseline_first`` runs the random baseline with the first rules only (the
+    others skip it: it does not depend on the GA's rules).
+    """
+    if isinstance(jobs, bool) or int(jobs) != jobs or jobs < 1:
+        raise ValueError(f"jobs must be an integer >= 1; got {jobs!r}")
+    calls = [dict(task=task, target=target, init_pops=tuple(init_pops), iterations=iterations,
+                  trials=trials, seed=seed, run_baseline=baseline_first and i == 0, **kw)
+             for i, kw in enumerate(rules)]
+    if jobs == 1 or len(calls) < 2:
+        return [ga_study(**c) for c in calls]
+    from joblib import Parallel, delayed
+
+    return list(Parallel(n_jobs=min(int(jobs), len(calls)))(
+        delayed(ga_study)(**c) for c in calls))
