@@ -55,6 +55,7 @@ from nmthpo.models.harmonic import (
     harmonic_solution,
     regularised_system,
     split_labelled,
+    submatrix,
 )
 
 __all__ = [
@@ -134,9 +135,9 @@ def binary_labels_fast(
     if J.size == 0:
         return z
     B = L[best]
-    hB = G @ W[np.ix_(U, B)].sum(axis=1)
-    WJU = W[np.ix_(J, U)]
-    num = W[np.ix_(J, B)].sum(axis=1) + WJU @ hB
+    hB = G @ submatrix(W, U, B).sum(axis=1)
+    WJU = submatrix(W, J, U)
+    num = submatrix(W, J, B).sum(axis=1) + WJU @ hB
     den = W[J].sum(axis=1) + eps - np.einsum("ju,ju->j", WJU @ G, WJU)
     z[~best] = (num / den > 0.5).astype(float)
     return z
@@ -262,7 +263,7 @@ def eif_scores_naive(
             scores[k] = 0.0
             continue
         A, _ = regularised_system(W, rest, Lk, np.r_[z, 0.0], eps, 0.0)
-        base = W[np.ix_(rest, L)] @ z
+        base = submatrix(W, rest, L) @ z
         rhs = np.column_stack([base, base + W[rest, k]])  # v = 0, v = 1
         sol = linalg.solve(A, rhs, assume_a="pos")
         s1 = sol[:, 1].sum()
@@ -303,7 +304,7 @@ def eif_scores_fast(
         z = binary_labels_fast(W, G, U, L, vals, eps)
     else:
         z = pivot_labels(vals, ties=mode == "gbopt-ties")
-    hU = G @ (W[np.ix_(U, L)] @ z)
+    hU = G @ (submatrix(W, U, L) @ z)
     if mode == "text":
         p = hU
     else:

@@ -22,6 +22,7 @@ graph is :mod:`nmthpo.models.harmonic`, the surrogate :class:`nmthpo.models.grap
 from __future__ import annotations
 
 import hashlib
+import weakref
 from collections import OrderedDict
 from dataclasses import dataclass
 
@@ -46,6 +47,9 @@ KNN_DIVISOR: float = 7.0
 
 #: Graphs :func:`build_graph` keeps per process (least recently used dropped first).
 GRAPH_CACHE_SIZE: int = 16
+
+#: Laplacians of read-only weight matrices, by ``id`` (dropped when the matrix is collected).
+_LAPLACIANS: dict[int, tuple[weakref.ref, np.ndarray]] = {}
 
 _GRAPHS: OrderedDict[tuple[object, ...], KNNGraph] = OrderedDict()
 
@@ -241,11 +245,26 @@ def clear_graph_cache() -> None:
 
 
 def laplacian(W: np.ndarray) -> np.ndarray:
-    """Combinatorial Laplacian ``Delta = D - W`` with ``D_ii = sum_j W_ij`` (Section 5.3)."""
+    """Combinatorial Laplacian ``Delta = D - W`` with ``D_ii = sum_j W_ij`` (Section 5.3).
+
+    For a read-only ``W`` (the graphs :func:`build_graph` shares) the result is computed once
+    and kept while ``W`` lives (read-only as well): the GRF posterior needs it at every step
+    (:func:`energy`), and rebuilding the ``n x n`` matrix was a quarter of a multiobjective
+    graph step on the largest tables.
+    """
     W = np.asarray(W, dtype=float)
     if W.ndim != 2 or W.shape[0] != W.shape[1]:
         raise ValueError(f"W must be a square matrix; got shape {W.shape}")
-    return np.diag(W.sum(axis=1)) - W
+    if W.flags.writeable:
+        return np.diag(W.sum(axis=1)) - W
+    hit = _LAPLACIANS.get(id(W))
+    if hit is not None and hit[0]() is W:
+        return hit[1]
+    out = np.diag(W.sum(axis=1)) - W
+    out.setflags(write=False)
+    key = id(W)
+    _LAPLACIANS[key] = (weakref.ref(W, lambda _: _LAPLACIANS.pop(key, None)), out)
+    return out
 
 
 def energy(W: np.ndarray, f: np.ndarray) -> float:
