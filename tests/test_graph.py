@@ -323,3 +323,29 @@ def test_dpotri_inverse_equals_cho_solve() -> None:
     ref = linalg.cho_solve(linalg.cho_factor(A), np.eye(U.size))
     np.testing.assert_allclose(G, 0.5 * (ref + ref.T), rtol=1e-9, atol=1e-12 * np.abs(ref).max())
     np.testing.assert_array_equal(G, G.T)
+
+
+@settings(max_examples=30, deadline=None)
+@given(n=st.integers(1, 40), seed=st.integers(0, 2**31))
+def test_submatrix_is_the_fancy_index(n: int, seed: int) -> None:
+    from nmthpo.models.harmonic import submatrix
+
+    rng = np.random.default_rng(seed)
+    W = rng.random((n, n))
+    rows = np.sort(rng.choice(n, rng.integers(0, n + 1), replace=False))
+    cols = rng.permutation(n)[: rng.integers(0, n + 1)]
+    got = submatrix(W, rows, cols)
+    assert np.array_equal(got, W[np.ix_(rows, cols)]) and got.flags.c_contiguous
+    assert got.flags.writeable and not np.shares_memory(got, W)
+
+
+def test_laplacian_of_a_shared_graph_is_computed_once() -> None:
+    from nmthpo.models import knn_graph
+
+    W = random_graph(np.random.default_rng(4)).copy()
+    fresh = knn_graph.laplacian(W)  # writeable: not cached
+    assert knn_graph.laplacian(W) is not fresh
+    W.setflags(write=False)
+    first = knn_graph.laplacian(W)
+    assert knn_graph.laplacian(W) is first and not first.flags.writeable
+    np.testing.assert_array_equal(first, fresh)
