@@ -36,7 +36,7 @@ def test_make_results_time_reads_the_whole_run(tmp_path, monkeypatch):
     (tmp_path / "timings.json").write_text(json.dumps(
         {"single": {"rs zh-en a": 60.0},
          speed.MAKE_RESULTS_KEY: {"jobs": 2, "total": 1800.0, "from_scratch": True,
-                                  "experiments": {"single": 1200.0, "ga": 600.0}}}))
+                                  "experiments": {"ga": 600.0, "single": 1200.0}}}))
     m = speed.make_results_time()
     assert list(m.index) == ["single", "ga", "total"]
     assert m.loc["total", "minutes"] == 30.0 and m.loc["single", "share"] == 66.7

@@ -102,7 +102,7 @@ def make_results_time() -> pd.DataFrame:
         total, %). Its ``attrs`` hold ``jobs``, ``from_scratch`` and ``target_minutes``. Empty
         when no whole run was recorded.
     """
-    from nmthpo.studies.grids import book_file
+    from nmthpo.studies.grids import EXPERIMENTS, book_file
 
     path = book_file("timings.json")
     data = json.loads(path.read_text()) if path.exists() else {}
@@ -110,8 +110,10 @@ def make_results_time() -> pd.DataFrame:
     if not record:
         return pd.DataFrame(columns=["minutes", "share"]).rename_axis("experiment")
     total = float(record["total"])
+    order = {name: i for i, name in enumerate(EXPERIMENTS)}
+    walls = sorted(record["experiments"].items(), key=lambda kv: order.get(kv[0], len(order)))
     rows = [{"experiment": k, "minutes": round(v / 60, 1), "share": round(100 * v / total, 1)}
-            for k, v in record["experiments"].items()]
+            for k, v in walls]
     rows.append({"experiment": "total", "minutes": round(total / 60, 1), "share": 100.0})
     frame = pd.DataFrame(rows).set_index("experiment")
     frame.attrs.update(jobs=int(record["jobs"]), from_scratch=bool(record["from_scratch"]),
