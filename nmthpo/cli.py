@@ -7,6 +7,12 @@ setting, an unreachable scheduler, a malformed sequence file, missing data) is r
 ``nmthpo: error: ...`` on stderr with exit status 2, never a traceback. SIGINT (Ctrl-C) and
 SIGTERM stop a command with one line and exit status 130; an interrupted ``run`` with
 ``--cache`` resumes when the same command is given again.
+
+BLAS threads: parallelism comes from ``--jobs`` workers, so a command started from the shell
+runs its linear algebra on one BLAS thread in every process (``OPENBLAS_NUM_THREADS``,
+``MKL_NUM_THREADS`` and ``BLIS_NUM_THREADS`` default to 1 before NumPy loads; the workers
+inherit them; a value the user set is kept). Inside a trial the runner also limits BLAS to
+one thread with :mod:`threadpoolctl`, which covers library calls such as :func:`nmthpo.run`.
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ import argparse
 import importlib
 import json
 import logging
+import os
 import signal
 import sys
 import threading
@@ -30,6 +37,18 @@ from nmthpo.commands.validate import UsageError, check, parse_settings, read_che
 
 #: Exit status of a command stopped by SIGINT or SIGTERM (128 + SIGINT, as shells report it).
 INTERRUPTED = 130
+
+#: Thread-count variables of the BLAS libraries NumPy/SciPy may load (see the module docstring).
+BLAS_THREAD_VARIABLES: tuple[str, ...] = ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
+                                          "BLIS_NUM_THREADS")
+
+
+def _one_blas_thread() -> None:
+    """Default every BLAS library to one thread, if NumPy has not loaded one yet."""
+    if "numpy" in sys.modules:  # too late to matter (e.g. main() called from Python)
+        return
+    for var in BLAS_THREAD_VARIABLES:
+        os.environ.setdefault(var, "1")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -248,6 +267,7 @@ def _terminate(signum: int, frame: FrameType | None) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the console script; returns the exit status."""
+    _one_blas_thread()
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser(_chosen(argv))
     args = parser.parse_args(argv)

@@ -62,3 +62,26 @@ def test_studies_that_loop_trials_use_one_blas_thread(monkeypatch) -> None:
         curve = space_scores.search_in_rows("rs", X, y, np.arange(20), 6,
                                             np.random.default_rng(1))
     assert curve.shape == (6,) and seen and set(seen[0]) == {1}
+
+
+def test_the_command_runs_on_one_blas_thread(tmp_path) -> None:
+    """``nmthpo`` from the shell: BLAS starts with one thread in the parent (and so in the
+    workers, which inherit the environment); a value the user set is kept."""
+    import os
+    import subprocess
+    import sys
+
+    code = ("import sys; from nmthpo.cli import main; rc = main(sys.argv[1:]); "
+            "from threadpoolctl import threadpool_info; "
+            "print(max(i['num_threads'] for i in threadpool_info() if i['user_api'] == 'blas'))")
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_NUM_THREADS")}
+    args = [sys.executable, "-c", code, "run", "rs", "--task", "ja-en", "--trials", "1",
+            "--quiet", "--out"]
+    out = subprocess.run([*args, str(tmp_path / "a")], capture_output=True, text=True,
+                         env=env, timeout=120)
+    assert out.returncode == 0 and out.stdout.split()[-1] == "1", out.stderr
+    if (os.cpu_count() or 1) > 1:
+        env["OPENBLAS_NUM_THREADS"] = "2"
+        out = subprocess.run([*args, str(tmp_path / "b")], capture_output=True, text=True,
+                             env=env, timeout=120)
+        assert out.returncode == 0 and out.stdout.split()[-1] == "2", out.stderr
