@@ -24,13 +24,14 @@ RESULTS = ROOT / "results"
 
 
 def _update_timings(update: Callable[[dict], None]) -> None:
-    """Apply ``update`` to the dict of ``results/timings.json`` and write it back atomically."""
+    """Apply ``update`` to the dict of ``results/timings.json`` and write it back atomically
+    (:func:`nmthpo.engine.cache.write_text`)."""
+    from nmthpo.engine.cache import write_text
+
     path = RESULTS / "timings.json"
     data = json.loads(path.read_text()) if path.exists() else {}
     update(data)
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
-    tmp.replace(path)
+    write_text(path, json.dumps(data, indent=1, sort_keys=True) + "\n")
 
 
 def _record_time(name: str, key: str, seconds: float) -> None:

@@ -342,12 +342,12 @@ def cached_table(
     func = _CACHEABLE[kind]
     if not use_cache:
         return func(**params)
-    jobs = params.pop("jobs", 1)  # how, not what: not part of the key
     try:
         bound = inspect.signature(func).bind(**params)
     except TypeError as exc:
         raise TypeError(f"bad parameters for {func.__name__}: {exc}") from None
     bound.apply_defaults()
+    # ``jobs`` says how to compute, not what: it is not part of the key
     args = _jsonable({k: v for k, v in bound.arguments.items() if k != "jobs"})
     # a default set of variants/rules enters the key by content, so editing it invalidates
     for name, default in (("variants", VARIANTS), ("alternatives", GA_RULE_ALTERNATIVES)):
@@ -361,7 +361,7 @@ def cached_table(
                           require_checksum=not in_book_cache(path))
     if cached is not None:
         return cached
-    frame = func(**params, jobs=jobs)
+    frame = func(**params)
     why = _table_problem(kind, args, frame)
     if why is not None:
         raise RuntimeError(f"{func.__name__} computed a bad table ({why}); not cached")
