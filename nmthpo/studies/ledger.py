@@ -1,0 +1,118 @@
+"""The ledger: every claim of the four papers, judged on the book's published runs.
+
+Each chapter keeps its claims as records (:class:`nmthpo.engine.claims.Claim`) in one module of
+:data:`SOURCES`; such a module holds
+
+``CLAIMS``
+    the chapter's records (ids unique across the book);
+``FINDINGS``
+    our own findings (:class:`~nmthpo.engine.claims.Finding`), never counted as reproductions;
+``published_evidence()``
+    ``(evidence, scope)`` read from the book's cache (``results/``) with the chapter's
+    published parameters: what the records' statistics read, and what the run holds.
+
+:func:`ledger` evaluates every record with :func:`nmthpo.engine.claims.evaluate`; the
+appendix shows it, ``make results`` writes it to ``results/claims.csv`` and ``nmthpo claims``
+prints it. The intro's counts are :func:`counts` of the same frame.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Sequence
+from pathlib import Path
+from types import ModuleType
+
+import pandas as pd
+
+from nmthpo.engine.claims import LEDGER_COLUMNS, Claim, Finding, by_id, evaluate
+from nmthpo.engine.stats import VERDICTS
+
+__all__ = ["LEDGER_FILE", "PAPERS", "SOURCES", "all_claims", "all_findings", "counts",
+           "ledger", "read_ledger", "write_ledger"]
+
+#: chapter -> the module holding its records.
+SOURCES: dict[str, str] = {
+    "01_benchmark": "nmthpo.studies.benchmark_claims",
+    "02_single_objective": "nmthpo.studies.single_objective_claims",
+    "03_multiobjective": "nmthpo.studies.multiobjective_claims",
+    "04_transfer": "nmthpo.studies.transfer_claims",
+    "05_genetic_algorithm": "nmthpo.studies.genetic_claims",
+    "06_search_space_scoring": "nmthpo.studies.scoring_claims",
+    "07_multifidelity": "nmthpo.studies.multifidelity_claims",
+}
+
+#: The papers the claims come from (key -> citation label).
+PAPERS: dict[str, str] = {
+    "zhang-duh-2020": "Zhang & Duh 2020 (TACL)",
+    "ganapathy-2020": "Ganapathy 2020",
+    "li-et-al-2022": "Li et al. 2022 (TransBO)",
+    "ariafar-et-al-2022": "Ariafar et al. 2022",
+    "zhang-duh-2024": "Zhang & Duh 2024 (NMTLC)",
+}
+
+#: Name of the ledger in the book's cache.
+LEDGER_FILE = "claims.csv"
+
+
+def _module(chapter: str) -> ModuleType:
+    return importlib.import_module(SOURCES[chapter])
+
+
+def all_claims(chapters: Sequence[str] | None = None) -> list[Claim]:
+    """Every record of the given chapters (all by default), ids checked unique."""
+    out = [c for ch in (chapters or SOURCES) for c in _module(ch).CLAIMS]
+    by_id(out)
+    bad = [c.id for c in out if c.paper not in PAPERS]
+    if bad:
+        raise ValueError(f"claims {bad} name an unknown paper; known: {', '.join(PAPERS)}")
+    return out
+
+
+def all_findings(chapters: Sequence[str] | None = None) -> list[Finding]:
+    """Every finding of ours in the given chapters."""
+    return [f for ch in (chapters or SOURCES) for f in getattr(_module(ch), "FINDINGS", ())]
+
+
+def ledger(papers: Sequence[str] | None = None,
+           chapters: Sequence[str] | None = None) -> pd.DataFrame:
+    """Evaluate every record on the book's published runs (:data:`LEDGER_COLUMNS`)."""
+    frames = []
+    for ch in chapters or SOURCES:
+        mod = _module(ch)
+        claims = [c for c in mod.CLAIMS if papers is None or c.paper in papers]
+        if not claims:
+            continue
+        evidence, scope = mod.published_evidence()
+        frames.append(evaluate(claims, evidence, scope, ledger=True))
+    if not frames:
+        return pd.DataFrame(columns=list(LEDGER_COLUMNS))
+    return pd.concat(frames, ignore_index=True)
+
+
+def counts(frame: pd.DataFrame, by: str | None = None) -> pd.DataFrame | pd.Series:
+    """Verdict counts of a ledger (every verdict, zeros included), optionally per ``by``."""
+    if by is None:
+        return frame["verdict"].value_counts().reindex(list(VERDICTS), fill_value=0)
+    table = pd.crosstab(frame[by], frame["verdict"])
+    return table.reindex(columns=list(VERDICTS), fill_value=0)
+
+
+def write_ledger(path: str | Path) -> pd.DataFrame:
+    """Compute the ledger and write it as CSV atomically (through the one cache layer)."""
+    from nmthpo.engine.cache import write_text
+
+    frame = ledger()
+    write_text(Path(path), frame.to_csv(index=False))
+    return frame
+
+
+def read_ledger(path: str | Path) -> pd.DataFrame:
+    """Read a ledger CSV written by :func:`write_ledger` (columns checked)."""
+    frame = pd.read_csv(path, keep_default_na=False, na_values={"ci_low": [""],
+                                                               "ci_high": [""]})
+    missing = [c for c in LEDGER_COLUMNS if c not in frame.columns]
+    if missing:
+        raise ValueError(f"{path} is not a claims ledger (columns {missing} missing); "
+                         "rewrite it with `make results` (--only claims)")
+    return frame

@@ -1,0 +1,35 @@
+"""The book's prose types no result: every decimal in a Markdown cell or page is glued from the
+computation or a paper's quotation in the one allow-list ``book/quotations.tsv``
+(``tools/prose_check.py``)."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+TOOL = Path(__file__).resolve().parents[1] / "tools" / "prose_check.py"
+
+
+def _tool():
+    spec = importlib.util.spec_from_file_location("prose_check", TOOL)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules["prose_check"] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+import pytest
+
+
+@pytest.mark.xfail(reason="chapters are being converted to glued prose (issue 21)", strict=False)
+def test_no_typed_number_in_the_prose():
+    problems = _tool().problems()
+    assert not problems, "\n".join(problems)
+
+
+def test_the_check_finds_a_typed_number_and_skips_references_code_and_glue():
+    pc = _tool()
+    text = ("Our ftb is 32.0 on zh-en (Section 6.1, Table 3.2), `0.5` in code, "
+            "{glue:text}`zd.ftb` glued, $x = 1$; the paper's 38.52.")
+    assert [n for n, _ in pc.decimals(text)] == ["32.0", "38.52"]
