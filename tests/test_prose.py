@@ -8,6 +8,8 @@ import importlib.util
 import sys
 from pathlib import Path
 
+import pytest
+
 TOOL = Path(__file__).resolve().parents[1] / "tools" / "prose_check.py"
 
 
@@ -18,8 +20,6 @@ def _tool():
     spec.loader.exec_module(mod)
     return mod
 
-
-import pytest
 
 
 @pytest.mark.xfail(reason="chapters are being converted to glued prose (issue 21)", strict=False)

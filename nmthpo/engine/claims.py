@@ -43,7 +43,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from nmthpo.engine.numbers import fmt
+from nmthpo.engine.numbers import fmt, fmt_pair
 from nmthpo.engine.stats import CONFIDENCE, INTERVAL_COLUMNS, N_BOOT, VERDICTS
 
 __all__ = [
@@ -131,7 +131,8 @@ class Estimate:
         """``[low, high]`` formatted for the quantity, or ``no interval``."""
         if not self.defined:
             return "no interval"
-        return f"[{fmt(self.low, self.quantity)}, {fmt(self.high, self.quantity)}]"
+        lo, hi = fmt_pair(self.low, self.high, self.quantity)
+        return f"[{lo}, {hi}]"
 
 
 # -- rules ------------------------------------------------------------------------------------
@@ -527,9 +528,9 @@ def evaluate(claims: Iterable[Claim], evidence: Any, scope: Scope,
                 "claim": c.statement, "id": c.id, "where in the paper": c.where,
                 "paper": c.paper_value, "ours": "-" if est is None else est.shown(),
                 INTERVAL_COLUMNS[0]: ("-" if est is None or not est.defined
-                                      else fmt(est.low, q)),
+                                      else fmt_pair(est.low, est.high, q)[0]),
                 INTERVAL_COLUMNS[1]: ("-" if est is None or not est.defined
-                                      else fmt(est.high, q)),
+                                      else fmt_pair(est.low, est.high, q)[1]),
                 "verdict": verdict, "note": note})
     if ledger:
         return pd.DataFrame(rows, columns=list(LEDGER_COLUMNS))

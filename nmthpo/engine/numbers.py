@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-__all__ = ["DECIMALS", "fmt", "fmt_interval", "fmt_percent", "join"]
+__all__ = ["DECIMALS", "fmt", "fmt_interval", "fmt_pair", "fmt_percent", "join"]
 
 #: Decimal places per quantity; ``None`` means three significant digits.
 DECIMALS: dict[str, int | None] = {
@@ -30,10 +30,21 @@ DECIMALS: dict[str, int | None] = {
 }
 
 
-def fmt(value: float | int | None, quantity: str = "auto") -> str:
+def _auto_decimals(scale: float) -> int:
+    """Decimals that give three significant digits at ``scale`` (at most 0 from 1000 on)."""
+    if not math.isfinite(scale) or scale == 0:
+        return 2
+    if scale >= 1000:
+        return 0
+    return max(0, 2 - math.floor(math.log10(scale)))
+
+
+def fmt(value: float | int | None, quantity: str = "auto", scale: float | None = None) -> str:
     """``value`` as the book prints it for ``quantity`` (:data:`DECIMALS`).
 
-    NaN and None print as ``n/a``; ``-0.0`` prints without its sign.
+    NaN and None print as ``n/a``; ``-0.0`` prints without its sign. ``scale`` (``auto``
+    only): format as a number of that magnitude would be, so that the ends of an interval share
+    one precision.
 
     >>> fmt(14.6612, "bleu"), fmt(31.96, "evaluations"), fmt(0.000123, "p"), fmt(4, "count")
     ('14.66', '32.0', '0.000123', '4')
@@ -50,8 +61,8 @@ def fmt(value: float | int | None, quantity: str = "auto") -> str:
     if math.isinf(v):
         return "inf" if v > 0 else "-inf"
     d = DECIMALS[quantity]
-    if d is None and quantity == "auto" and abs(v) >= 1:
-        d = 0 if abs(v) >= 1000 else 1 if abs(v) >= 10 else 2
+    if d is None and quantity == "auto" and (scale is not None or abs(v) >= 1):
+        d = _auto_decimals(abs(v) if scale is None else abs(scale))
     if d is None:
         text = f"{v:.3g}"
     else:
@@ -69,7 +80,24 @@ def fmt_interval(value: float, low: float, high: float, quantity: str = "auto") 
     """
     if any(x is None or not math.isfinite(float(x)) for x in (low, high)):
         return fmt(value, quantity)
-    return f"{fmt(value, quantity)} [{fmt(low, quantity)}, {fmt(high, quantity)}]"
+    a, b = fmt_pair(low, high, quantity)
+    scale = _scale(low, high)
+    return f"{fmt(value, quantity, scale)} [{a}, {b}]"
+
+
+def _scale(*values: float) -> float | None:
+    finite = [abs(float(v)) for v in values if v is not None and math.isfinite(float(v))]
+    return max(finite) if finite else None
+
+
+def fmt_pair(low: float, high: float, quantity: str = "auto") -> tuple[str, str]:
+    """The two ends of an interval in one precision.
+
+    >>> fmt_pair(0.5, 1.5), fmt_pair(0.0123, 0.05)
+    (('0.50', '1.50'), ('0.0123', '0.0500'))
+    """
+    scale = _scale(low, high) if quantity == "auto" else None
+    return fmt(low, quantity, scale), fmt(high, quantity, scale)
 
 
 def fmt_percent(value: float) -> str:

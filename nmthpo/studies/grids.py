@@ -281,13 +281,14 @@ FOLDERS: dict[str, str] = {
     "transfer": "transfer",
     "scoring": "scoring",
     "multifidelity": "multifidelity",
+    "claims": "",  # results/claims.csv: the ledger, judged on every experiment above
 }
 
 #: The experiments of ``make results``, in the order it computes them.
 EXPERIMENTS: tuple[str, ...] = (
     "single", "ga", "figure6", "graph_k", "eif_text", "refit", "gd_ties", "gd_labels",
     "gd_bo", "gd_bo_rare", "gd_gbei", "pareto", "scoring", "transfer", "own_optimizer",
-    "multifidelity",
+    "multifidelity", "claims",
 )
 
 

@@ -28,8 +28,8 @@ import pandas as pd
 from nmthpo.engine.claims import LEDGER_COLUMNS, Claim, Finding, by_id, evaluate
 from nmthpo.engine.stats import VERDICTS
 
-__all__ = ["LEDGER_FILE", "PAPERS", "SOURCES", "all_claims", "all_findings", "counts",
-           "ledger", "read_ledger", "write_ledger"]
+__all__ = ["LEDGER_FILE", "PAPERS", "SOURCES", "all_claims", "all_findings", "count_text",
+           "counts", "glue_counts", "ledger", "read_ledger", "readable", "write_ledger"]
 
 #: chapter -> the module holding its records.
 SOURCES: dict[str, str] = {
@@ -116,3 +116,45 @@ def read_ledger(path: str | Path) -> pd.DataFrame:
         raise ValueError(f"{path} is not a claims ledger (columns {missing} missing); "
                          "rewrite it with `make results` (--only claims)")
     return frame
+
+
+def readable(frame: pd.DataFrame) -> pd.DataFrame:
+    """The ledger as the appendix shows it: one row per claim, the interval in one column."""
+    from nmthpo.engine.numbers import fmt
+
+    def interval(r: pd.Series) -> str:
+        lo, hi = r["ci_low"], r["ci_high"]
+        if pd.isna(lo) or pd.isna(hi):
+            return "-"
+        return f"[{fmt(float(lo))}, {fmt(float(hi))}]"
+
+    out = pd.DataFrame({
+        "id": frame["id"], "chapter": frame["chapter"].str.slice(0, 2),
+        "where": frame["where"], "statement": frame["statement"],
+        "paper": frame["paper_value"], "ours": frame["ours"].replace("", "-"),
+        "95% CI": frame.apply(interval, axis=1), "verdict": frame["verdict"],
+        "reason / explanation": [r if not e else f"{r}. Explanation: {e}"
+                                 for r, e in zip(frame["reason"], frame["explanation"],
+                                                 strict=True)]})
+    return out.set_index("id")
+
+
+def count_text(frame: pd.DataFrame) -> str:
+    """``"5 reproduced, 2 partly, 1 not reproduced, 3 not testable"`` (zeros left out)."""
+    c = counts(frame)
+    parts = [f"{int(n)} {v}" for v, n in c.items() if n]
+    return ", ".join(parts) if parts else "no claims"
+
+
+def glue_counts(frame: pd.DataFrame) -> dict[str, str]:
+    """The texts the intro and the appendix paste: totals and one line per chapter.
+
+    Keys: ``ledger.claims`` (number of claims), ``ledger.<verdict>`` (spaces as ``_``),
+    ``ledger.summary`` and ``ledger.chNN`` (:func:`count_text` of chapter ``NN``).
+    """
+    c = counts(frame)
+    out = {"ledger.claims": str(len(frame)), "ledger.summary": count_text(frame)}
+    out.update({f"ledger.{v.replace(' ', '_')}": str(int(n)) for v, n in c.items()})
+    for ch in SOURCES:
+        out[f"ledger.ch{ch[:2]}"] = count_text(frame[frame["chapter"] == ch])
+    return out
