@@ -181,6 +181,9 @@ CASES: list[tuple[str, list[str], str]] = [
     ("compare-plot-type", ["compare", "adir", "--task", "ja-en", "--plot", "fig.txt"],
      "unsupported file type '.txt'"),
     ("compare-task", ["compare", "adir", "--task", "xx-en"], "unknown task 'xx-en'"),
+    # claims
+    ("claims-paper", ["claims", "--paper", "nope"], "invalid choice: 'nope'"),
+    ("claims-verdict", ["claims", "--verdict", "maybe"], "invalid choice: 'maybe'"),
 ]
 
 

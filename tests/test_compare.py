@@ -15,6 +15,8 @@ from nmthpo.engine.compare import (
     compare_tasks,
     holm,
     load_run_dir,
+    pairs_to_test,
+    plan_tasks,
 )
 from nmthpo.engine.runner import RunSpec, run
 from nmthpo.optimizers import registry
@@ -70,12 +72,17 @@ def test_compare_contract(tmp_path, my_rs):
     assert js["methods"]["rs"]["rel_rs"] == 1.0
     # my-rs is random search with the same generators: the same rows, so no difference
     assert js["methods"]["my-rs"]["mean"] == js["methods"]["rs"]["mean"]
-    assert len(js["tests"]) == 3
+    # by default your run against each baseline, not the baselines among themselves
+    assert [(t["a"], t["b"]) for t in js["tests"]] == [("my-rs", "rs"), ("my-rs", "gb-eif-m")]
     for t in js["tests"]:
         assert set(t) == {"a", "b", "p_holm", "better"} and 0 <= t["p_holm"] <= 1
     same = next(t for t in js["tests"] if {t["a"], t["b"]} == {"my-rs", "rs"})
     assert same["p_holm"] == 1.0 and same["better"] is None
-    gb = next(t for t in js["tests"] if {t["a"], t["b"]} == {"rs", "gb-eif-m"})
+    assert js["pairs"] == "mine" and js["mine"] == ["my-rs"]
+    assert js["design"]["pairs"] == 2 and js["design"]["trials"] == 12
+    every = compare([load_run_dir(d)], "ja-en", baselines=["gb-eif-m"], pairs="all")
+    assert len(every.tests) == 3 and every.design is not None and every.design.pairs == 3
+    gb = next(t for t in every.tests if {t["a"], t["b"]} == {"rs", "gb-eif-m"})
     assert gb["better"] == "gb-eif-m"
     # mean ranks over paired trials: 3 methods -> ranks sum to 6
     assert sum(v["mean_rank"] for v in js["methods"].values()) == pytest.approx(6.0)
@@ -111,8 +118,10 @@ def test_pareto_runs(tmp_path, my_rs):
 def test_errors(tmp_path, my_rs):
     a = load_run_dir(_run_dir(tmp_path, my_rs, "ja-en", trials=3))
     b = load_run_dir(_run_dir(tmp_path, my_rs, "ja-en", trials=3, seed=1))
-    with pytest.raises(ValueError, match="no run is on task 'en-ja'"):
+    with pytest.raises(ValueError, match=r"runs of another task than 'en-ja': my-rs \(task ja-en"):
         compare([a], "en-ja")
+    with pytest.raises(ValueError, match="unknown pairs 'some'"):
+        compare([a], "ja-en", pairs="some")
     with pytest.raises(ValueError, match="differ in seed"):
         compare([a, b], "ja-en")
     with pytest.raises(ValueError, match="metric 'fto' does not apply"):
@@ -121,6 +130,13 @@ def test_errors(tmp_path, my_rs):
         load_run_dir(tmp_path)
     with pytest.raises(ValueError, match="at least 5 tasks"):
         compare_tasks([a])
+
+
+def test_pairs_to_test():
+    assert pairs_to_test(["x", "y"], ["rs", "gb"]) == [("x", "y"), ("x", "rs"), ("x", "gb"),
+                                                      ("y", "rs"), ("y", "gb")]
+    assert pairs_to_test(["x"], ["rs", "gb"], "all") == [("x", "rs"), ("x", "gb"), ("rs", "gb")]
+    assert pairs_to_test(["rs"], ["rs", "gb"]) == [("rs", "gb")]  # your rs replaces the baseline
 
 
 def test_across_tasks_and_figures(tmp_path, my_rs):
@@ -135,13 +151,29 @@ def test_across_tasks_and_figures(tmp_path, my_rs):
     tasks = ("zh-en", "ja-en", "en-ja", "ru-en", "so-en")
     runs = [load_run_dir(_run_dir(tmp_path, my_rs, task, trials=6)) for task in tasks]
     runs.append(load_run_dir(_run_dir(tmp_path, "my-gb", "ja-en", trials=6)))
+    per_task, pooled = plan_tasks(runs, baselines=["gb-eif-m", "bo-ei-m"])
+    assert set(per_task) == set(tasks) and per_task["ja-en"].pairs == 2 * 3 + 1
+    # pooled: my-rs (on every task) against rs, gb-eif-m and bo-ei-m over 5 x 6 pairs
+    assert (pooled.trials, pooled.pairs) == (30, 3) and pooled.can_reach
     ranking = compare_tasks(runs, baselines=["gb-eif-m", "bo-ei-m"])
+    assert ranking.pooled_design == pooled
+    assert [(t["a"], t["b"]) for t in ranking.pooled] == [("my-rs", "rs"), ("my-rs", "gb-eif-m"),
+                                                          ("my-rs", "bo-ei-m")]
+    # my-rs reads the rows of rs: equal normalised scores, no difference; gb-eif-m pooled
+    # over 30 pairs is far better than random search
+    assert ranking.pooled[0]["p_holm"] == 1.0 and ranking.pooled_scores["my-rs"] == 1.0
+    assert ranking.pooled[1]["better"] == "gb-eif-m" and ranking.pooled[1]["p_holm"] < 0.01
+    assert ranking.pooled_scores["gb-eif-m"] < 0.7
+    with pytest.raises(ValueError, match=r"runs of tasks not compared .*my-gb \(task ja-en\)"):
+        compare_tasks(runs, tasks=["zh-en", "en-ja", "ru-en", "so-en", "sw-en"])
     # my-gb is not on every task: only the methods on all five are ranked
     assert set(ranking.ranks.index) == {"my-rs", "rs", "gb-eif-m", "bo-ei-m"}
     assert ranking.ranks.sum() == pytest.approx(10.0)
     assert ranking.omnibus == "friedman" and ranking.cd is not None and ranking.cd > 0
     js = ranking.to_json()
     assert js["task"] == "all" and set(js["tasks"]) == set(tasks)
+    assert set(js["pooled"]) == {"normalisation", "scores", "tests", "design"}
+    assert js["pooled"]["design"]["unit"] == "pooled (task, trial) pairs"
     assert ranking.ranks["my-rs"] == ranking.ranks["rs"]  # the same rows under two names
     comp = ranking.comparisons["ja-en"]
     # my-gb is gb-eif-m under another name: identical rows, identical values
@@ -169,3 +201,4 @@ def test_command(tmp_path, my_rs, capsys):
     assert args.func(args) == 0
     out = capsys.readouterr().out
     assert "paired trials" in out and "p_holm=" in out and (tmp_path / "f.png").exists()
+    assert "design: 4 paired trials, 1 pairs tested" in out

@@ -16,7 +16,7 @@ from typing import Any
 
 __all__ = ["HELP", "register"]
 
-HELP = "the ledger: every claim of the four papers with ours, its 95% interval and the verdict"
+HELP = "the ledger: every claim of the four papers, ours with its interval, and the verdict"
 
 
 def _value(v: Any) -> Any:
@@ -28,23 +28,18 @@ def _value(v: Any) -> Any:
 def _cmd_claims(args: argparse.Namespace) -> int:
     from nmthpo.commands.validate import UsageError
     from nmthpo.engine.cache import results_dir
-    from nmthpo.engine.numbers import fmt
-    from nmthpo.engine.stats import VERDICTS
-    from nmthpo.studies.ledger import LEDGER_FILE, PAPERS, SOURCES, counts, ledger, read_ledger
+    from nmthpo.studies.ledger import LEDGER_FILE
 
-    if args.paper is not None and args.paper not in PAPERS:
-        raise UsageError(f"unknown paper {args.paper!r}; valid: {', '.join(PAPERS)}")
-    if args.chapter is not None and args.chapter not in SOURCES:
-        raise UsageError(f"unknown chapter {args.chapter!r}; valid: {', '.join(SOURCES)}")
-    if args.verdict is not None and args.verdict not in VERDICTS:
-        raise UsageError(f"unknown verdict {args.verdict!r}; valid: {', '.join(VERDICTS)}")
     path = results_dir() / LEDGER_FILE
+    if not args.recompute and not path.is_file():
+        raise UsageError(f"no ledger at {path}; write it with `make results` (or "
+                         "`tools/make_results.py --only claims`), or pass --recompute")
+    from nmthpo.engine.numbers import fmt_pair
+    from nmthpo.studies.ledger import counts, ledger, read_ledger
+
     if args.recompute:
         frame = ledger()
     else:
-        if not path.is_file():
-            raise UsageError(f"no ledger at {path}; write it with `make results` (or "
-                             "`tools/make_results.py --only claims`), or pass --recompute")
         frame = read_ledger(path)
     if args.paper is not None:
         frame = frame[frame["paper"] == args.paper]
@@ -61,7 +56,7 @@ def _cmd_claims(args: argparse.Namespace) -> int:
     width = max([len(str(i)) for i in frame["id"]] + [4]) + 2
     for r in frame.to_dict("records"):
         ci = ("" if _value(r["ci_low"]) is None
-              else f" [{fmt(r['ci_low'])}, {fmt(r['ci_high'])}]")
+              else " [{}, {}]".format(*fmt_pair(r["ci_low"], r["ci_high"])))
         print(f"{r['id']:<{width}}{r['verdict']:<16}ours {r['ours']}{ci}; paper "
               f"{r['paper_value']}: {r['statement']}")
     c = counts(frame)
@@ -70,14 +65,18 @@ def _cmd_claims(args: argparse.Namespace) -> int:
 
 
 def register(subparsers: Any) -> None:
-    """Add the ``claims`` subcommand to ``subparsers``."""
+    """Add the ``claims`` subcommand to ``subparsers`` (choices checked by argparse)."""
+    from nmthpo.engine.verdicts import VERDICTS
+    from nmthpo.studies.ledger import PAPERS, SOURCES
+
     p = subparsers.add_parser("claims", help=HELP)
     p.add_argument("--json", action="store_true", help="every field, as JSON")
-    p.add_argument("--paper", default=None,
-                   help="only this paper (zhang-duh-2020, ganapathy-2020, li-et-al-2022, "
-                   "ariafar-et-al-2022, zhang-duh-2024)")
-    p.add_argument("--chapter", default=None, help="only this chapter (e.g. 02_single_objective)")
-    p.add_argument("--verdict", default=None, help="only this verdict")
+    p.add_argument("--paper", default=None, choices=list(PAPERS), metavar="PAPER",
+                   help=f"only this paper ({', '.join(PAPERS)})")
+    p.add_argument("--chapter", default=None, choices=list(SOURCES), metavar="CHAPTER",
+                   help="only this chapter (e.g. 02_single_objective)")
+    p.add_argument("--verdict", default=None, choices=list(VERDICTS), metavar="VERDICT",
+                   help=f"only this verdict ({', '.join(VERDICTS)})")
     p.add_argument("--recompute", action="store_true",
                    help="evaluate the records on the cached runs instead of reading "
                    "results/claims.csv")

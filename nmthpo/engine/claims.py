@@ -44,7 +44,8 @@ import numpy as np
 import pandas as pd
 
 from nmthpo.engine.numbers import fmt, fmt_pair
-from nmthpo.engine.stats import CONFIDENCE, INTERVAL_COLUMNS, N_BOOT, VERDICTS
+from nmthpo.engine.stats import CONFIDENCE, INTERVAL_COLUMNS, N_BOOT
+from nmthpo.engine.verdicts import VERDICTS
 
 __all__ = [
     "CLAIM_TABLE_COLUMNS",

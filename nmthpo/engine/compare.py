@@ -1,12 +1,14 @@
-"""Rank your runs against the book's baselines: ``nmthpo compare`` (issue 13).
+"""Rank your runs against the book's baselines: ``nmthpo compare`` (issues 13 and 21).
 
 A run written by ``nmthpo run`` (a directory with ``spec.json`` and ``results.parquet``) is
 compared with the book's methods on the same task, objective, seed and number of initial rows.
 Trial *t* of a seed starts from the same initial rows in every method
 (:func:`nmthpo.engine.runner.initial_rows`), so the first *N* trials of a cached 100-trial
-baseline pair trial by trial with an *N*-trial run. Baselines are read from the book's cache
-(``results/single``, ``results/pareto``); one that is not there (another seed, more trials,
-another task) is computed into the user cache (``user_cache_dir() / "compare"``).
+baseline pair trial by trial with an *N*-trial run; runs of different lengths pair on their
+common (first) trials. Baselines are read from the book's cache (``results/single``,
+``results/pareto``); one that is not there (another seed, more trials, another task) is
+computed into the user cache (``user_cache_dir() / "compare"``). Every run passed to
+:func:`compare` must be of its task (a run of another task is an error, never dropped).
 
 Per method and metric (Zhang & Duh 2020, Section 4: ftb, ftc, fb; or fto, fta, fbp):
 
@@ -17,13 +19,29 @@ Per method and metric (Zhang & Duh 2020, Section 4: ftb, ftc, fb; or fto, fta, f
 * ``mean_rank``: the method's rank among all compared methods within each trial (1 = best,
   ties averaged), averaged over trials.
 
-Per pair of methods (on the primary metric): Wilcoxon's signed-rank test on the paired trials
-(:func:`scipy.stats.wilcoxon`, zero differences dropped; all-zero differences give p = 1), the
-p-values Holm-corrected over all pairs; ``better`` names the method favoured by the signed
-ranks when the corrected p-value is below 0.05.
+Paired tests (on the primary metric): Wilcoxon's signed-rank test on the paired trials
+(:func:`scipy.stats.wilcoxon`: exact for up to 50 trials without ties or zeros, an exact
+permutation test for up to 13 trials with ties, else the normal approximation; zero
+differences dropped; all-zero differences give p = 1). By default (``pairs="mine"``) the tests
+are your runs (those passed in) against each baseline and your runs among themselves -- not
+the baselines among themselves, which would only spend the correction -- and the p-values are
+Holm-corrected over those pairs; ``pairs="all"`` tests every pair. ``better`` names the method
+favoured by the signed ranks when the corrected p-value is below :data:`ALPHA`.
 
-Over several tasks (:func:`compare_tasks`): the methods' mean of the primary metric per task,
-average ranks, Friedman's test and the Nemenyi critical difference, all from ``autorank``.
+The design check (:class:`Design`, :func:`plan`): with *n* paired trials the exact two-sided
+test cannot go below 2 / 2**n, and Holm multiplies the smallest p-value by the number of pairs
+*m*, so no test can succeed unless m * 2 / 2**n < 0.05 (e.g. 8 pairs need 9 trials, 17 need 10).
+:func:`plan` says so before any baseline is loaded; ``nmthpo compare`` prints it as a warning.
+
+Over several tasks (:func:`compare_tasks`): :func:`compare` on each task, then
+
+* a pooled paired test: every (task, trial) pair of a *normalised* score -- the metric divided
+  by random search's mean on that task's paired trials (the per-trial ``rel_rs``; 1 = random
+  search's level, so tasks of different sizes weigh alike; a task where random search's mean
+  is 0 is left unscaled) -- Wilcoxon's test on the pooled pairs of each tested pair of methods
+  present on every task, Holm over those pairs (:attr:`TaskRanking.pooled`);
+* beside it, the methods' mean of the primary metric per task, average ranks, Friedman's test
+  and the Nemenyi critical difference, all from ``autorank``.
 
 A run with a budget (``--budget B``) cuts every method's sequences at ``B``; a target not
 reached by then is scored ``B + 1`` (a lower bound, counted in ``censored``).
@@ -55,7 +73,9 @@ __all__ = [
     "BASELINES",
     "HIGHER_IS_BETTER",
     "MIN_TASKS",
+    "PAIRS",
     "Comparison",
+    "Design",
     "TaskRanking",
     "baseline_run",
     "compare",
@@ -63,7 +83,13 @@ __all__ = [
     "dumps",
     "holm",
     "load_run_dir",
+    "load_run_spec",
     "method_names",
+    "min_p_holm",
+    "pairs_to_test",
+    "plan",
+    "plan_tasks",
+    "trials_needed",
 ]
 
 #: The book's methods, by objective: the default baselines.
@@ -77,17 +103,26 @@ HIGHER_IS_BETTER: frozenset[str] = frozenset({"fbp"})
 ALPHA: float = 0.05
 #: Fewest tasks ``autorank`` ranks over.
 MIN_TASKS: int = 5
+#: Which pairs are tested: ``"mine"`` (default) your runs against each baseline and among
+#: themselves; ``"all"`` every pair of methods, the baselines among themselves too.
+PAIRS: tuple[str, ...] = ("mine", "all")
 _CACHE = {"bleu": "single", "pareto": "pareto"}
 
 
-def load_run_dir(path: str | Path) -> RunResult:
-    """Read a directory written by ``nmthpo run`` (``spec.json``, ``results.parquet``)."""
+def load_run_spec(path: str | Path) -> RunSpec:
+    """The spec of a directory written by ``nmthpo run``, without reading its results."""
     path = Path(path)
     spec_file, frame_file = path / "spec.json", path / "results.parquet"
     if not spec_file.exists() or not frame_file.exists():
         raise FileNotFoundError(f"{path} is not a run directory (it needs spec.json and "
                                 f"results.parquet, as `nmthpo run ... --out {path}` writes)")
-    return RunResult(RunSpec.from_json(spec_file.read_text()), pd.read_parquet(frame_file))
+    return RunSpec.from_json(spec_file.read_text())
+
+
+def load_run_dir(path: str | Path) -> RunResult:
+    """Read a directory written by ``nmthpo run`` (``spec.json``, ``results.parquet``)."""
+    spec = load_run_spec(path)
+    return RunResult(spec, pd.read_parquet(Path(path) / "results.parquet"))
 
 
 def method_names(runs: Sequence[RunResult]) -> list[str]:
@@ -140,6 +175,147 @@ def holm(pvalues: Sequence[float]) -> np.ndarray:
     return out
 
 
+def min_p_holm(trials: int, pairs: int) -> float:
+    """The smallest Holm-corrected p-value ``pairs`` signed-rank tests can reach.
+
+    Parameters
+    ----------
+    trials : int
+        Paired observations per test (*n*).
+    pairs : int
+        Tests corrected together (*m*).
+
+    Returns
+    -------
+    float
+        ``min(1, m * 2 / 2**n)``: the exact two-sided Wilcoxon test is smallest, 2 / 2**n,
+        when all *n* differences share one sign, and Holm multiplies the smallest p-value by
+        *m*. Zero differences are dropped (a smaller *n*) and the normal approximation is
+        larger, so this is the best the design allows: necessary for a difference to be
+        found, not sufficient. 1 when there is nothing to test.
+    """
+    if trials < 1 or pairs < 1:
+        return 1.0
+    return min(1.0, pairs * 2.0 ** (1 - trials))
+
+
+def trials_needed(pairs: int, alpha: float = ALPHA) -> int:
+    """The fewest paired trials *n* with ``min_p_holm(n, pairs) < alpha``.
+
+    Parameters
+    ----------
+    pairs : int
+        Tests corrected together (at least 1).
+    alpha : float
+        Level in (0, 1].
+
+    Returns
+    -------
+    int
+        e.g. 9 for 8 pairs at 0.05 (8 * 2 / 512 = 0.031), 11 for 36 pairs.
+    """
+    if not 0 < alpha <= 1:
+        raise ValueError(f"alpha must be in (0, 1], got {alpha}")
+    n = 1
+    while min_p_holm(n, max(pairs, 1)) >= alpha:
+        n += 1
+    return n
+
+
+@dataclass(frozen=True)
+class Design:
+    """Whether the paired tests of a comparison can find a difference at all.
+
+    Attributes
+    ----------
+    trials : int
+        Paired observations per test: the common trials of one task, or the pooled
+        (task, trial) pairs over tasks.
+    pairs : int
+        Tests corrected together by Holm.
+    alpha : float
+    unit : str
+        What ``trials`` counts, for the messages.
+    longer : dict of str to int
+        Runs with more trials than ``trials`` (display name -> their trials): only their
+        first ``trials`` trials are paired.
+    """
+
+    trials: int
+    pairs: int
+    alpha: float = ALPHA
+    unit: str = "paired trials"
+    longer: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def min_p_holm(self) -> float:
+        """:func:`min_p_holm` of the design."""
+        return min_p_holm(self.trials, self.pairs)
+
+    @property
+    def can_reach(self) -> bool:
+        """True when some test could be significant (smallest corrected p below alpha)."""
+        return self.pairs > 0 and self.min_p_holm < self.alpha
+
+    @property
+    def trials_needed(self) -> int:
+        """:func:`trials_needed` for the design's pairs and alpha."""
+        return trials_needed(self.pairs, self.alpha)
+
+    def summary(self) -> str:
+        """One line: trials, pairs and the smallest attainable corrected p-value."""
+        return (f"{self.trials} {self.unit}, {self.pairs} pairs tested: the smallest "
+                f"attainable Holm-corrected p is {self.min_p_holm:.3g}")
+
+    def warning(self) -> str | None:
+        """The message when no test can reach ``alpha`` (else None)."""
+        if self.can_reach:
+            return None
+        if self.pairs == 0:
+            return "no pair of methods to test"
+        return (f"{self.trials} {self.unit}: the smallest attainable corrected p is "
+                f"{self.min_p_holm:.3g} (Wilcoxon signed-rank, Holm over {self.pairs} pairs), "
+                f"not below alpha {self.alpha:g}, so no test can find a difference; use at "
+                f"least {self.trials_needed} {self.unit}")
+
+    def note(self) -> str | None:
+        """The message when runs are cut to the common trials (else None)."""
+        if not self.longer:
+            return None
+        cut = ", ".join(f"{k} has {v}" for k, v in self.longer.items())
+        return (f"{cut} trials: only the first {self.trials} (the trials common to every run) "
+                "are paired")
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"trials", "pairs", "alpha", "min_p_holm", "can_reach", "trials_needed", "unit",
+        "longer"}``."""
+        return {"trials": self.trials, "pairs": self.pairs, "alpha": self.alpha,
+                "min_p_holm": self.min_p_holm, "can_reach": self.can_reach,
+                "trials_needed": self.trials_needed, "unit": self.unit,
+                "longer": dict(self.longer)}
+
+
+def pairs_to_test(mine: Sequence[str], baselines: Sequence[str], pairs: str = "mine",
+               ) -> list[tuple[str, str]]:
+    """The pairs of methods ``(a, b)`` a comparison tests.
+
+    Parameters
+    ----------
+    mine : sequence of str
+        Your runs' names (``a`` of every pair that involves one of them).
+    baselines : sequence of str
+        The baselines' names.
+    pairs : {"mine", "all"}
+        ``"mine"``: each of ``mine`` against each baseline and ``mine`` among themselves;
+        ``"all"``: every pair.
+    """
+    if pairs not in PAIRS:
+        raise ValueError(f"unknown pairs {pairs!r}; valid: {', '.join(PAIRS)}")
+    mine = list(mine)
+    every = itertools.combinations([*mine, *(b for b in baselines if b not in mine)], 2)
+    return [(a, b) for a, b in every if pairs == "all" or a in mine]
+
+
 def _wilcoxon(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
     """Two-sided p-value and the signed-rank balance R+ - R- of ``a - b``."""
     from scipy import stats
@@ -186,6 +362,12 @@ class Comparison:
     tests: list[dict[str, Any]]
     sources: dict[str, str]
     censored: dict[str, int] = field(default_factory=dict)
+    #: what the tests can reach (:class:`Design`)
+    design: Design | None = None
+    #: your runs' names (the runs passed in, as opposed to the baselines)
+    mine: list[str] = field(default_factory=list)
+    #: which pairs ``tests`` holds (:data:`PAIRS`)
+    pairs: str = "mine"
 
     def leaderboard(self, metric: str | None = None) -> pd.DataFrame:
         """One row per method, best mean rank first: mean, interval, ratio to RS, rank."""
@@ -199,7 +381,8 @@ class Comparison:
 
         ``{"task", "objective", "ties", "trials", "metric", "methods": {NAME: {"mean",
         "ci_low", "ci_high", "rel_rs", "mean_rank"}}, "tests": [{"a", "b", "p_holm",
-        "better"}], "metrics": {metric: {NAME: {...}}}, "sources": {NAME: where from}}``.
+        "better"}], "pairs", "design": {...} (:meth:`Design.to_json`), "mine": [NAME],
+        "metrics": {metric: {NAME: {...}}}, "sources": {NAME: where from}, "censored"}``.
         """
         keys = ("mean", "ci_low", "ci_high", "rel_rs", "mean_rank")
         return {
@@ -207,10 +390,78 @@ class Comparison:
             "trials": self.trials, "metric": self.metric,
             "methods": {k: {f: v[f] for f in keys} for k, v in self.summary[self.metric].items()},
             "tests": self.tests,
+            "pairs": self.pairs,
+            "design": None if self.design is None else self.design.to_json(),
+            "mine": list(self.mine),
             "metrics": self.summary,
             "sources": self.sources,
             "censored": self.censored,
         }
+
+
+@dataclass
+class _Setup:
+    """What :func:`compare` needs before it loads a baseline (checked, cheap)."""
+
+    runs: list[RunResult]
+    names: list[str]
+    trials: int
+    metric: str
+    baselines: list[str]
+    pairs: list[tuple[str, str]]
+    design: Design
+
+
+def _setup(runs: Sequence[RunResult], task: str, baselines: Sequence[str] | None, ties: str,
+           metric: str | None, pairs: str) -> _Setup:
+    check_task(task)
+    if ties not in TIES:
+        raise ValueError(f"unknown ties convention {ties!r}; valid: {', '.join(TIES)}")
+    if pairs not in PAIRS:
+        raise ValueError(f"unknown pairs {pairs!r}; valid: {', '.join(PAIRS)}")
+    if not runs:
+        raise ValueError(f"no run to compare on task {task!r}")
+    other = [r for r in runs if r.spec.task != task]
+    if other:
+        listed = ", ".join(f"{r.spec.method} (task {r.spec.task})" for r in other)
+        raise ValueError(f"runs of another task than {task!r}: {listed}; pass only runs of "
+                         f"{task}, or compare every task with --task all")
+    first = runs[0].spec
+    for r in runs[1:]:
+        for f in ("objective", "seed", "n_init"):
+            if getattr(r.spec, f) != getattr(first, f):
+                raise ValueError(f"runs differ in {f} ({getattr(first, f)!r} vs "
+                                 f"{getattr(r.spec, f)!r}); only runs with one {f} pair up")
+    metrics = SINGLE_METRICS if first.objective == "bleu" else PARETO_METRICS
+    metric = metric or metrics[0]
+    if metric not in metrics:
+        raise ValueError(f"metric {metric!r} does not apply to objective {first.objective!r}; "
+                         f"valid: {', '.join(metrics)}")
+    trials = min(r.trials for r in runs)
+    for r in runs:
+        if sorted(r.frame["trial"].unique())[:trials] != list(range(trials)):
+            raise ValueError(f"{r.spec.method}: trials must be numbered 0..N-1 to pair up")
+    names = method_names(runs)
+    wanted = ["rs", *(BASELINES[first.objective] if baselines is None else baselines)]
+    base = [b for b in dict.fromkeys(wanted) if b not in names]
+    tested = pairs_to_test(names, base, pairs)
+    longer = {n: r.trials for n, r in zip(names, runs, strict=True) if r.trials > trials}
+    return _Setup(list(runs), names, trials, metric, base, tested,
+                  Design(trials, len(tested), longer=longer))
+
+
+def plan(
+    runs: Sequence[RunResult],
+    task: str,
+    baselines: Sequence[str] | None = None,
+    pairs: str = "mine",
+) -> Design:
+    """The :class:`Design` of :func:`compare` with these arguments, before any work.
+
+    Checks the runs as :func:`compare` does (one task, objective, seed and ``n_init``) and
+    counts the common trials and the pairs to test; no baseline is loaded.
+    """
+    return _setup(runs, task, baselines, "value", None, pairs).design
 
 
 def compare(
@@ -221,14 +472,16 @@ def compare(
     metric: str | None = None,
     seed: int = 0,
     progress: bool = False,
+    pairs: str = "mine",
 ) -> Comparison:
     """Compare ``runs`` on ``task`` with the book's ``baselines`` over paired trials.
 
     Parameters
     ----------
     runs : sequence of RunResult
-        Runs of one task, objective, seed and ``n_init`` (e.g. :func:`load_run_dir`); runs on
-        other tasks are ignored.
+        Your runs (e.g. :func:`load_run_dir`): all of ``task`` (a run of another task is a
+        ``ValueError`` naming it) and of one objective, seed and ``n_init``. Runs of different
+        lengths pair on their common trials (:attr:`Design.longer` names the longer ones).
     task : str
     baselines : sequence of str, optional
         Registry names; default :data:`BASELINES` of the objective. Random search is always
@@ -239,44 +492,30 @@ def compare(
         Primary metric of ``methods`` and ``tests``; default ``ftb`` (``fto`` for Pareto).
     seed : int
         Seed of the bootstrap draws.
+    progress : bool
+        Show a progress bar while a missing baseline is computed.
+    pairs : {"mine", "all"}
+        Tested pairs (:func:`pairs_to_test`): your runs against the baselines and among
+        themselves (default), or every pair. Holm's correction is over the tested pairs.
+
+    Returns
+    -------
+    Comparison
+        With its :class:`Design` (can any test reach :data:`ALPHA`?).
     """
-    check_task(task)
-    if ties not in TIES:
-        raise ValueError(f"unknown ties convention {ties!r}; valid: {', '.join(TIES)}")
-    mine = [r for r in runs if r.spec.task == task]
-    if not mine:
-        have = sorted({r.spec.task for r in runs})
-        raise ValueError(f"no run is on task {task!r} (the runs are on {', '.join(have)}); "
-                         "pass --task with one of those")
-    first = mine[0].spec
-    for r in mine[1:]:
-        for f in ("objective", "seed", "n_init"):
-            if getattr(r.spec, f) != getattr(first, f):
-                raise ValueError(f"runs differ in {f} ({getattr(first, f)!r} vs "
-                                 f"{getattr(r.spec, f)!r}); only runs with one {f} pair up")
+    s = _setup(runs, task, baselines, ties, metric, pairs)
+    first = s.runs[0].spec
     objective = first.objective
     metrics = SINGLE_METRICS if objective == "bleu" else PARETO_METRICS
-    metric = metric or metrics[0]
-    if metric not in metrics:
-        raise ValueError(f"metric {metric!r} does not apply to objective {objective!r}; "
-                         f"valid: {', '.join(metrics)}")
-    trials = min(r.trials for r in mine)
-    for r in mine:
-        if sorted(r.frame["trial"].unique())[:trials] != list(range(trials)):
-            raise ValueError(f"{r.spec.method}: trials must be numbered 0..N-1 to pair up")
-    budgets = [r.spec.budget for r in mine if r.spec.budget is not None]
+    budgets = [r.spec.budget for r in s.runs if r.spec.budget is not None]
     limit = min(budgets) if budgets else None
-    names = method_names(mine)
     entries: dict[str, RunResult] = {}
     sources: dict[str, str] = {}
-    for name, r in zip(names, mine, strict=True):
-        entries[name] = RunResult(r.spec, r.frame[r.frame["trial"] < trials])
+    for name, r in zip(s.names, s.runs, strict=True):
+        entries[name] = RunResult(r.spec, r.frame[r.frame["trial"] < s.trials])
         sources[name] = "run directory"
-    wanted = list(dict.fromkeys(["rs", *(BASELINES[objective] if baselines is None
-                                         else baselines)]))
-    for b in wanted:
-        if b not in entries:
-            entries[b], sources[b] = baseline_run(b, first, trials, progress)
+    for b in s.baselines:
+        entries[b], sources[b] = baseline_run(b, first, s.trials, progress)
     values: dict[str, pd.DataFrame] = {}
     censored: dict[str, int] = {}
     for name, r in entries.items():
@@ -297,14 +536,16 @@ def compare(
             summary[m][k] = {"mean": mean, "ci_low": lo, "ci_high": hi, "rel_rs": rel,
                              "rel_rs_low": rlo, "rel_rs_high": rhi,
                              "mean_rank": float(ranks[j])}
-    tests = _pair_tests({k: values[k][metric].to_numpy(dtype=float) for k in order},
-                        metric in HIGHER_IS_BETTER)
-    return Comparison(task, objective, ties, trials, metric, values, summary, tests, sources,
-                      censored)
+    tests = _pair_tests({k: values[k][s.metric].to_numpy(dtype=float) for k in order},
+                        s.metric in HIGHER_IS_BETTER, s.pairs)
+    return Comparison(task, objective, ties, s.trials, s.metric, values, summary, tests,
+                      sources, censored, s.design, s.names, pairs)
 
 
-def _pair_tests(values: dict[str, np.ndarray], higher: bool) -> list[dict[str, Any]]:
-    pairs = list(itertools.combinations(values, 2))
+def _pair_tests(values: dict[str, np.ndarray], higher: bool,
+                pairs: Sequence[tuple[str, str]] | None = None) -> list[dict[str, Any]]:
+    """Wilcoxon + Holm over ``pairs`` (default: every pair of ``values``)."""
+    pairs = list(itertools.combinations(values, 2)) if pairs is None else list(pairs)
     raw = [_wilcoxon(values[a], values[b]) for a, b in pairs]
     adj = holm([p for p, _ in raw]) if raw else np.array([])
     out = []
@@ -317,9 +558,15 @@ def _pair_tests(values: dict[str, np.ndarray], higher: bool) -> list[dict[str, A
     return out
 
 
+#: How :func:`compare_tasks` normalises the primary metric before pooling tasks.
+_NORMALISATION = ("the metric divided by random search's mean on the task's paired trials "
+                  "(unscaled where that mean is 0)")
+
+
 @dataclass
 class TaskRanking:
-    """The outcome of :func:`compare_tasks`: per-task comparisons and ``autorank``'s ranking."""
+    """The outcome of :func:`compare_tasks`: per-task comparisons, the pooled paired tests
+    and ``autorank``'s ranking."""
 
     comparisons: dict[str, Comparison]
     #: tasks x methods: mean of the primary metric
@@ -331,9 +578,16 @@ class TaskRanking:
     omnibus: str
     posthoc: str
     result: Any = field(repr=False)
+    #: Wilcoxon + Holm on the pooled (task, trial) pairs of the normalised metric
+    pooled: list[dict[str, Any]] = field(default_factory=list)
+    #: the design of the pooled tests
+    pooled_design: Design | None = None
+    #: method -> mean normalised metric over the pooled pairs (1 = random search)
+    pooled_scores: dict[str, float] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
-        """``{"task": "all", ..., "ranks", "cd", "pvalue", "omnibus", "posthoc", "tasks"}``."""
+        """``{"task": "all", ..., "ranks", "cd", "pvalue", "omnibus", "posthoc", "pooled":
+        {"normalisation", "scores", "tests", "design"}, "tasks"}``."""
         first = next(iter(self.comparisons.values()))
         return {
             "task": "all", "objective": first.objective, "ties": first.ties,
@@ -342,8 +596,55 @@ class TaskRanking:
             "ranks": {k: float(v) for k, v in self.ranks.items()},
             "cd": self.cd, "pvalue": self.pvalue, "omnibus": self.omnibus,
             "posthoc": self.posthoc,
+            "pooled": {"normalisation": _NORMALISATION, "scores": self.pooled_scores,
+                       "tests": self.pooled,
+                       "design": None if self.pooled_design is None
+                       else self.pooled_design.to_json()},
             "tasks": {t: c.to_json() for t, c in self.comparisons.items()},
         }
+
+
+def _by_task(runs: Sequence[RunResult], tasks: Sequence[str] | None,
+             ) -> dict[str, list[RunResult]]:
+    have = sorted({r.spec.task for r in runs})
+    tasks = list(tasks) if tasks is not None else have
+    other = [r for r in runs if r.spec.task not in tasks]
+    if other:
+        names = ", ".join(f"{r.spec.method} (task {r.spec.task})" for r in other)
+        raise ValueError(f"runs of tasks not compared ({', '.join(tasks)}): {names}")
+    if len(tasks) < MIN_TASKS:
+        raise ValueError(f"ranking across tasks needs runs on at least {MIN_TASKS} tasks "
+                         f"(autorank's minimum), got {len(tasks)}; for one task pass "
+                         "--task TASK")
+    grouped = {t: [r for r in runs if r.spec.task == t] for t in tasks}
+    empty = [t for t, rs in grouped.items() if not rs]
+    if empty:
+        raise ValueError(f"no run is on task(s) {', '.join(empty)}")
+    return grouped
+
+
+def _pooled_pairs(setups: Sequence[_Setup], pairs: str,
+                  ) -> tuple[list[str], list[str], list[tuple[str, str]], Design]:
+    """Your methods and the baselines present on every task, the pairs to test, the design."""
+    mine = [n for n in setups[0].names if all(n in s.names for s in setups)]
+    base = [b for b in setups[0].baselines if all(b in s.baselines for s in setups)]
+    tested = pairs_to_test(mine, base, pairs)
+    design = Design(sum(s.trials for s in setups), len(tested),
+                    unit="pooled (task, trial) pairs")
+    return mine, base, tested, design
+
+
+def plan_tasks(
+    runs: Sequence[RunResult],
+    tasks: Sequence[str] | None = None,
+    baselines: Sequence[str] | None = None,
+    pairs: str = "mine",
+) -> tuple[dict[str, Design], Design]:
+    """The designs of :func:`compare_tasks` before any work: per task, and pooled."""
+    setups = {t: _setup(rs, t, baselines, "value", None, pairs)
+              for t, rs in _by_task(runs, tasks).items()}
+    design = _pooled_pairs(list(setups.values()), pairs)[3]
+    return {t: s.design for t, s in setups.items()}, design
 
 
 def compare_tasks(
@@ -354,21 +655,40 @@ def compare_tasks(
     metric: str | None = None,
     seed: int = 0,
     progress: bool = False,
+    pairs: str = "mine",
 ) -> TaskRanking:
-    """:func:`compare` on every task of ``runs`` (or ``tasks``), then rank across tasks.
+    """:func:`compare` on every task of ``runs`` (or ``tasks``), then pool and rank.
 
-    Average ranks, Friedman's test and the Nemenyi critical difference come from
-    ``autorank`` (non-parametric mode forced: per-task means of runtimes are not normal).
-    Only methods present on every task are ranked.
+    Parameters
+    ----------
+    runs : sequence of RunResult
+        Runs on at least :data:`MIN_TASKS` tasks, grouped by task; a run of a task not in
+        ``tasks`` is a ``ValueError`` naming it.
+    tasks : sequence of str, optional
+        Default: the tasks of ``runs``.
+    baselines, ties, metric, seed, progress, pairs
+        As in :func:`compare`.
+
+    Returns
+    -------
+    TaskRanking
+        The per-task comparisons; the pooled paired tests (:attr:`TaskRanking.pooled`):
+        over all (task, trial) pairs, the primary metric divided by random search's mean on
+        the task's paired trials (a ratio scale shared by tasks of any size; a task where
+        that mean is 0 is left unscaled), Wilcoxon's signed-rank test for each tested pair of
+        methods present on every task, Holm over those pairs; and beside them the average
+        ranks of the per-task means, Friedman's test and the Nemenyi critical difference
+        from ``autorank`` (non-parametric mode forced: per-task means of runtimes are not
+        normal), over the methods present on every task.
     """
     from autorank import autorank
 
-    tasks = list(tasks) if tasks is not None else sorted({r.spec.task for r in runs})
-    if len(tasks) < MIN_TASKS:
-        raise ValueError(f"ranking across tasks needs runs on at least {MIN_TASKS} tasks "
-                         f"(autorank's minimum), got {len(tasks)}; for one task pass "
-                         "--task TASK")
-    comps = {t: compare(runs, t, baselines, ties, metric, seed, progress) for t in tasks}
+    grouped = _by_task(runs, tasks)
+    tasks = list(grouped)
+    setups = [_setup(rs, t, baselines, ties, metric, pairs) for t, rs in grouped.items()]
+    mine, base, tested, design = _pooled_pairs(setups, pairs)
+    comps = {t: compare(grouped[t], t, baselines, ties, metric, seed, progress, pairs)
+             for t in tasks}
     common = set.intersection(*(set(c.summary[c.metric]) for c in comps.values()))
     if len(common) < 2:
         raise ValueError("fewer than two methods are on every task; run each method on "
@@ -377,15 +697,26 @@ def compare_tasks(
     cols = [k for k in first.summary[first.metric] if k in common]
     means = pd.DataFrame({k: [comps[t].summary[c.metric][k]["mean"]
                               for t, c in comps.items()] for k in cols}, index=tasks)
-    order = "descending" if first.metric in HIGHER_IS_BETTER else "ascending"
+    higher = first.metric in HIGHER_IS_BETTER
     with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        result = autorank(means, alpha=ALPHA, order=order, force_mode="nonparametric",
-                          verbose=False)
+        result = autorank(means, alpha=ALPHA, order="descending" if higher else "ascending",
+                          force_mode="nonparametric", verbose=False)
     ranks = result.rankdf["meanrank"].astype(float).sort_values()
     cd = None if result.cd is None else float(result.cd)
+    scaled = {k: np.concatenate([_normalised(c, k) for c in comps.values()])
+              for k in [*mine, *base]}
+    pooled = _pair_tests(scaled, higher, tested)
+    scores = {k: float(v.mean()) for k, v in scaled.items()}
     return TaskRanking(comps, means, ranks, cd, float(result.pvalue), str(result.omnibus),
-                       str(result.posthoc), result)
+                       str(result.posthoc), result, pooled, design, scores)
+
+
+def _normalised(comp: Comparison, name: str) -> np.ndarray:
+    """``name``'s primary metric per trial over random search's mean on the same trials."""
+    rs = float(comp.values["rs"][comp.metric].to_numpy(dtype=float).mean())
+    v = comp.values[name][comp.metric].to_numpy(dtype=float)
+    return v / rs if rs > 0 else v
 
 
 def dumps(obj: Any) -> str:

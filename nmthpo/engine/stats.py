@@ -49,6 +49,8 @@ import numpy as np
 import pandas as pd
 from scipy.stats import norm
 
+from nmthpo.engine.verdicts import VERDICTS
+
 __all__ = [
     "CLAIMS_COLUMNS",
     "CONFIDENCE",
@@ -72,8 +74,6 @@ __all__ = [
     "win_count",
 ]
 
-#: The one verdict vocabulary of the book.
-VERDICTS: tuple[str, ...] = ("reproduced", "partly", "not reproduced", "not testable")
 #: Coverage of every interval in the book.
 CONFIDENCE: float = 0.95
 #: Bootstrap resamples per interval.

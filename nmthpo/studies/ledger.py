@@ -11,7 +11,8 @@ Each chapter keeps its claims as records (:class:`nmthpo.engine.claims.Claim`) i
     ``(evidence, scope)`` read from the book's cache (``results/``) with the chapter's
     published parameters: what the records' statistics read, and what the run holds.
 
-:func:`ledger` evaluates every record with :func:`nmthpo.engine.claims.evaluate`; the
+:func:`ledger` evaluates every record with :func:`nmthpo.engine.claims.evaluate` (the
+columns :data:`nmthpo.engine.claims.LEDGER_COLUMNS`); the
 appendix shows it, ``make results`` writes it to ``results/claims.csv`` and ``nmthpo claims``
 prints it. The intro's counts are :func:`counts` of the same frame.
 """
@@ -22,11 +23,14 @@ import importlib
 from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
+from typing import TYPE_CHECKING
 
-import pandas as pd
+from nmthpo.engine.verdicts import VERDICTS
 
-from nmthpo.engine.claims import LEDGER_COLUMNS, Claim, Finding, by_id, evaluate
-from nmthpo.engine.stats import VERDICTS
+if TYPE_CHECKING:  # imported where used: `nmthpo claims --help` stays light
+    import pandas as pd
+
+    from nmthpo.engine.claims import Claim, Finding
 
 __all__ = ["LEDGER_FILE", "PAPERS", "SOURCES", "all_claims", "all_findings", "count_text",
            "counts", "glue_counts", "ledger", "read_ledger", "readable", "write_ledger"]
@@ -61,6 +65,8 @@ def _module(chapter: str) -> ModuleType:
 
 def all_claims(chapters: Sequence[str] | None = None) -> list[Claim]:
     """Every record of the given chapters (all by default), ids checked unique."""
+    from nmthpo.engine.claims import by_id
+
     out = [c for ch in (chapters or SOURCES) for c in _module(ch).CLAIMS]
     by_id(out)
     bad = [c.id for c in out if c.paper not in PAPERS]
@@ -76,7 +82,11 @@ def all_findings(chapters: Sequence[str] | None = None) -> list[Finding]:
 
 def ledger(papers: Sequence[str] | None = None,
            chapters: Sequence[str] | None = None) -> pd.DataFrame:
-    """Evaluate every record on the book's published runs (:data:`LEDGER_COLUMNS`)."""
+    """Evaluate every record on the book's published runs (one row per claim)."""
+    import pandas as pd
+
+    from nmthpo.engine.claims import LEDGER_COLUMNS, evaluate
+
     frames = []
     for ch in chapters or SOURCES:
         mod = _module(ch)
@@ -92,6 +102,8 @@ def ledger(papers: Sequence[str] | None = None,
 
 def counts(frame: pd.DataFrame, by: str | None = None) -> pd.DataFrame | pd.Series:
     """Verdict counts of a ledger (every verdict, zeros included), optionally per ``by``."""
+    import pandas as pd
+
     if by is None:
         return frame["verdict"].value_counts().reindex(list(VERDICTS), fill_value=0)
     table = pd.crosstab(frame[by], frame["verdict"])
@@ -109,6 +121,10 @@ def write_ledger(path: str | Path) -> pd.DataFrame:
 
 def read_ledger(path: str | Path) -> pd.DataFrame:
     """Read a ledger CSV written by :func:`write_ledger` (columns checked)."""
+    import pandas as pd
+
+    from nmthpo.engine.claims import LEDGER_COLUMNS
+
     frame = pd.read_csv(path, keep_default_na=False, na_values={"ci_low": [""],
                                                                "ci_high": [""]})
     missing = [c for c in LEDGER_COLUMNS if c not in frame.columns]
@@ -120,6 +136,8 @@ def read_ledger(path: str | Path) -> pd.DataFrame:
 
 def readable(frame: pd.DataFrame) -> pd.DataFrame:
     """The ledger as the appendix shows it: one row per claim, the interval in one column."""
+    import pandas as pd
+
     from nmthpo.engine.numbers import fmt
 
     def interval(r: pd.Series) -> str:
