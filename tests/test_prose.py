@@ -33,3 +33,10 @@ def test_the_check_finds_a_typed_number_and_skips_references_code_and_glue():
     text = ("Our ftb is 32.0 on zh-en (Section 6.1, Table 3.2), `0.5` in code, "
             "{glue:text}`zd.ftb` glued, $x = 1$; the paper's 38.52.")
     assert [n for n, _ in pc.decimals(text)] == ["32.0", "38.52"]
+
+
+def test_the_text_of_a_directive_is_prose_but_fenced_code_is_not():
+    pc = _tool()
+    text = ("```{admonition} Solution\n:class: dropdown\nabout 84.5 models\n```\n\n"
+            "```python\nx = 0.5\n```\n")
+    assert [n for n, _ in pc.decimals(text)] == ["84.5"]

@@ -3,7 +3,8 @@ chapter (``notebooks/*.ipynb``) or in a Markdown page of ``book/`` is either pas
 computation (MyST-NB ``{glue:text}`key```, which holds no digits) or a quotation of a paper
 listed in the one allow-list ``book/quotations.tsv`` (chapter, number, where the paper says it).
 
-Skipped: code spans and fenced code, roles (``{cite}``, ``{glue...}``, ``{doc}``), link targets,
+Skipped: code spans and fenced code (the text of a directive such as an admonition is prose
+and is checked), roles (``{cite}``, ``{glue...}``, ``{doc}``), link targets,
 and numbers that name a section, table, figure or equation ("Section 6.1", "Eq. 3.2").
 
 Usage: ``python tools/prose_check.py`` prints every typed decimal not in the allow-list (and
@@ -23,7 +24,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 ALLOW = REPO / "book" / "quotations.tsv"
 
-_FENCE = re.compile(r"^(```|~~~).*?^\1", re.S | re.M)
+# code fences (not MyST directives such as ```{admonition}, whose text is prose)
+_FENCE = re.compile(r"^(`{3,}|~{3,})(?![ \t]*\{)[^\n]*\n.*?^\1[ \t]*$", re.S | re.M)
 _CODE = re.compile(r"`[^`\n]*`")
 _ROLE = re.compile(r"\{[\w:\-]+\}`[^`]*`")
 _LINK = re.compile(r"\]\([^)]*\)")

@@ -65,18 +65,18 @@ def banner_text(chapter: str, given: Mapping[str, Any]) -> str | None:
             "methods or trials than it refers to) is marked *not testable* with the reason.")
 
 
-def published_banner(chapter: str, namespace: Mapping[str, Any]) -> dict[str, tuple[Any, Any]]:
+def published_banner(chapter: str, namespace: Mapping[str, Any]) -> None:
     """Display the banner when ``namespace`` (a notebook's ``globals()``) is not published.
 
-    Returns the differing parameters (``{}`` for the published run, which shows nothing).
+    Shows nothing for the published run. Returns None, so that the call prints nothing as a
+    cell's last line (nbval does not honour a trailing ``;``);
+    :func:`nmthpo.studies.published.differences` gives the differing parameters.
     """
     if chapter not in PUBLISHED:
         raise KeyError(f"unknown chapter {chapter!r}; known: {', '.join(PUBLISHED)}")
     given = {k: namespace[k] for k in PUBLISHED[chapter] if k in namespace}
     text = banner_text(chapter, given)
-    if text is None:
-        return {}
-    from IPython.display import display
+    if text is not None:
+        from IPython.display import display
 
-    display(Glued(text))
-    return differences(chapter, given)
+        display(Glued(text))
