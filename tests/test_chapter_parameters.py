@@ -118,8 +118,9 @@ CHAPTERS = list(dict.fromkeys(c for c, _, _, _ in CASES))
 @pytest.mark.slow
 @pytest.mark.parametrize("chapter", CHAPTERS)
 def test_chapter_runs_with_other_parameters(chapter: str, tmp_path: Path) -> None:
-    """Both parameter sets of ``chapter`` run (concurrently, one kernel each) and leave
-    ``git status`` unchanged; new runs land in the user cache, cached ones are only read."""
+    """Both parameter sets of ``chapter`` run (concurrently, one kernel each), open with the
+    banner naming the parameters that differ from the published ones, and leave ``git status``
+    unchanged; new runs land in the user cache, cached ones are only read."""
     if not (ROOT / ".git").exists():
         pytest.skip("needs the git checkout")
     before = _status()
@@ -135,6 +136,8 @@ def test_chapter_runs_with_other_parameters(chapter: str, tmp_path: Path) -> Non
         if proc.returncode != 0:
             failures.append(f"{label}: papermill failed\n{out[-3000:]}")
             continue
+        if "Not the published parameters" not in (work / "out.ipynb").read_text(encoding="utf-8"):
+            failures.append(f"{label}: no banner naming the parameters that differ")
         user = work / "user-cache"
         new = sorted(p.name for p in user.rglob("*") if p.is_file()) if user.exists() else []
         if computes and not new:
