@@ -116,7 +116,8 @@ def test_ga_tables_name_the_cached_tables(monkeypatch, tmp_path) -> None:
 
 
 def test_folders_cover_the_results_directory() -> None:
-    tools = {"benchmarks", "openbox"}  # outputs of `make bench` / `make openbox-crosscheck`
+    # outputs of `make bench`, `make openbox-crosscheck` and tools/extract_changes.py
+    tools = {"benchmarks", "openbox", "changes"}
     dirs = {p.name for p in (ROOT / "results").iterdir() if p.is_dir()}
     assert dirs - tools == set(grids.FOLDERS.values()) - {""}  # "": a file in results/
 

@@ -1,0 +1,147 @@
+"""Numbers that moved since the last published text: old value, new value, paired interval, cause.
+
+A :class:`Change` names a run of the book's cache as it was when the last published text was
+written (a commit and a path; ``tools/extract_changes.py`` copies that file from the git
+history into ``results/changes/`` with a sidecar holding its commit, path and SHA-256) and the
+run that replaced it. Both runs are trials of the same seeds, so trial ``t`` of the old and the
+new run start from the same initial rows and their difference is a *paired* one
+(:func:`nmthpo.engine.stats.paired_difference`). Where the published number is a difference of
+two methods (``minus``), the other method's current run is subtracted from both.
+
+The reproducibility appendix shows :func:`changes_table`; nothing in it is typed: every value
+is computed from the two runs.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from nmthpo.engine.cache import results_dir, sha256_file
+from nmthpo.engine.numbers import fmt, fmt_interval
+from nmthpo.engine.stats import paired_difference
+
+__all__ = ["CHANGES", "CHANGES_FOLDER", "Change", "changes_table", "old_run", "per_trial_ftb"]
+
+#: Folder of ``results/`` holding the old runs (written by ``tools/extract_changes.py``).
+CHANGES_FOLDER = "changes"
+
+
+@dataclass(frozen=True)
+class Change:
+    """A number of the book that moved: which run, which commit held the old one, and why.
+
+    Attributes
+    ----------
+    id : str
+        Stable name; also the old run's file name in ``results/changes/``.
+    chapter : str
+        The chapter whose text printed the number.
+    what : str
+        The number, in words (``Table 3: GB-EIF-R ftb on zh-en``).
+    task : str
+        The table.
+    commit, path : str
+        The commit whose tree holds the old run, and its path there.
+    new : str
+        The path (under ``results/``) of the run that replaced it.
+    cause : str
+        Why it moved (the commit that changed it, and what changed).
+    minus : str, optional
+        A current run (path under ``results/``) subtracted from both, when the number was a
+        difference of two methods.
+    """
+
+    id: str
+    chapter: str
+    what: str
+    task: str
+    commit: str
+    path: str
+    new: str
+    cause: str
+    minus: str | None = None
+
+
+#: Every number known to have moved since the last published text.
+CHANGES: tuple[Change, ...] = (
+    Change(
+        "single-gb-eif-r-zh-en", "02_single_objective", "Table 3: GB-EIF-R mean ftb on zh-en",
+        "zh-en", "1a7ef82^", "results/single/gb-eif-r__zh-en__bleu__s0__e6fb2d64e02ce214.parquet",
+        "single/gb-eif-r__zh-en__bleu__s0__e6fb2d64e02ce214.parquet",
+        "commit 80ab63e: GB-EIF labels one tied pivot as the authors' released code does (it "
+        "labelled every row tied at the best BLEU before); on zh-en three rows tie at the best "
+        "BLEU, so the expected-influence labels differ at many steps"),
+    Change(
+        "single-gb-eif-m-zh-en", "02_single_objective", "Table 3: GB-EIF-M mean ftb on zh-en",
+        "zh-en", "1a7ef82^", "results/single/gb-eif-m__zh-en__bleu__s0__5104feafd08e5718.parquet",
+        "single/gb-eif-m__zh-en__bleu__s0__5104feafd08e5718.parquet",
+        "commit 80ab63e: the tied pivot of the authors' code (as for GB-EIF-R)"),
+    Change(
+        "ga-minus-gb-eif-m-zh-en", "05_genetic_algorithm",
+        "Chapter 5's protocol: GA minus GB-EIF-M mean ftb on zh-en (its sign)", "zh-en",
+        "1a7ef82^", "results/single/gb-eif-m__zh-en__bleu__s0__5104feafd08e5718.parquet",
+        "single/gb-eif-m__zh-en__bleu__s0__5104feafd08e5718.parquet",
+        "commit 80ab63e: GB-EIF-M's tied pivot moved its zh-en runs (the GA's runs did not "
+        "change); the difference is computed against the same GA runs before and after",
+        minus="single/ga__zh-en__bleu__s0__a390d49bfd93d8e0.parquet"),
+)
+
+
+def old_run(change: Change, root: Path | None = None) -> pd.DataFrame:
+    """The old run of ``change`` from ``results/changes/`` (its sidecar and checksum checked).
+
+    Raises
+    ------
+    FileNotFoundError
+        If the file was never extracted (``python tools/extract_changes.py`` writes it).
+    ValueError
+        If its bytes or its sidecar do not match the change (commit, path, SHA-256).
+    """
+    folder = (root or results_dir()) / CHANGES_FOLDER
+    path = folder / f"{change.id}.parquet"
+    side = folder / f"{change.id}.json"
+    if not path.is_file() or not side.is_file():
+        raise FileNotFoundError(f"{path} is missing; write it with `python "
+                                "tools/extract_changes.py` (reads the git history)")
+    meta = json.loads(side.read_text(encoding="utf-8"))
+    if (meta.get("commit"), meta.get("path")) != (change.commit, change.path):
+        raise ValueError(f"{side} names {meta.get('commit')}:{meta.get('path')}, not "
+                         f"{change.commit}:{change.path}; re-run tools/extract_changes.py")
+    if meta.get("sha256") != sha256_file(path):
+        raise ValueError(f"{path} does not match its checksum; re-run tools/extract_changes.py")
+    return pd.read_parquet(path)
+
+
+def per_trial_ftb(frame: pd.DataFrame, task: str) -> np.ndarray:
+    """ftb of every trial of a run (the paper's tie convention), in trial order."""
+    from nmthpo.studies.single_objective import per_trial_metrics
+
+    per = per_trial_metrics({("run", task): frame}, ties="value")
+    return per.sort_values("trial")["ftb"].to_numpy(dtype=float)
+
+
+def changes_table(changes: tuple[Change, ...] = CHANGES, root: Path | None = None
+                  ) -> pd.DataFrame:
+    """One row per change: the old and new value, new - old with its paired 95 % interval."""
+    base = root or results_dir()
+    rows = []
+    for ch in changes:
+        old = per_trial_ftb(old_run(ch, root), ch.task)
+        new = per_trial_ftb(pd.read_parquet(base / ch.new), ch.task)
+        if ch.minus is not None:
+            other = per_trial_ftb(pd.read_parquet(base / ch.minus), ch.task)
+            n = min(len(other), len(old), len(new))
+            old, new = other[:n] - old[:n], other[:n] - new[:n]
+        n = min(len(old), len(new))
+        est, lo, hi = paired_difference(new[:n], old[:n])
+        rows.append({"chapter": ch.chapter[:2], "number": ch.what,
+                     "old": fmt(old[:n].mean(), "evaluations"),
+                     "new": fmt(new[:n].mean(), "evaluations"),
+                     "new - old [95% CI]": fmt_interval(est, lo, hi, "evaluations"),
+                     "trials": n, "cause": ch.cause})
+    return pd.DataFrame(rows).set_index("number")
