@@ -68,3 +68,53 @@ def test_spearman_interval_fisher_z():
     lo, hi = spearman_interval(0.084, 28)
     assert lo < 0.084 < hi and hi - lo == pytest.approx(0.78, abs=0.02)
     assert np.isnan(spearman_interval(0.5, 3)[0])
+
+
+def test_coding_weights_and_weighted_decomposition() -> None:
+    configs = pd.DataFrame({"bpe": [1000, 2000, 4000, 1000], "layers": [1, 2, 6, 6],
+                            "embed": 256, "hidden": 1024, "heads": 8, "lr": 3e-4})
+    scaled = np.array([[0.0, 0.0, 0, 0, 0, 0], [0.5, 0.2, 0, 0, 0, 0],
+                       [1.0, 1.0, 0, 0, 0, 0], [0.0, 1.0, 0, 0, 0, 0]])
+    idx = fanova.coding_weights(configs, "index")
+    np.testing.assert_allclose(idx[0], [1 / 3] * 3)
+    raw = fanova.coding_weights(configs, "raw")
+    # bpe 1000, 2000, 4000 on [1000, 4000]: midpoints 1500 and 3000
+    np.testing.assert_allclose(raw[0], [500 / 3000, 1500 / 3000, 1000 / 3000])
+    sc = fanova.coding_weights(configs, "scaled", scaled)
+    np.testing.assert_allclose(sc[1], [0.1, 0.5, 0.4])  # layers 0, 0.2, 1 on [0, 1]
+    assert all(w.sum() == pytest.approx(1.0) for w in sc)
+    with pytest.raises(ValueError, match="coding"):
+        fanova.coding_weights(configs, "log")
+    # uniform weights reproduce the unweighted decomposition
+    grid = np.random.default_rng(0).normal(size=(3, 2, 4))
+    plain = fanova._grid_decomposition(grid)
+    weighted = fanova._grid_decomposition(grid, [np.full(n, 1 / n) for n in grid.shape])
+    assert plain.keys() == weighted.keys()
+    for k in plain:
+        assert weighted[k] == pytest.approx(plain[k])
+    # a weight of 1 on one value leaves that axis no variance
+    point = fanova._grid_decomposition(grid, [np.array([1.0, 0, 0]), np.full(2, 0.5),
+                                              np.full(4, 0.25)])
+    assert point[(0,)] == pytest.approx(0.0)
+
+
+def test_importance_readings_rank_bpe_on_sw_en() -> None:
+    import os
+    from pathlib import Path
+
+    mirror = Path(os.environ.get("NMTHPO_MIRROR", "/nonexistent"))
+    if not os.environ.get("NMTHPO_DATA") and not (mirror / "datasets").is_dir():
+        pytest.skip("NMTHPO data not installed")
+    mp = pytest.MonkeyPatch()
+    if not os.environ.get("NMTHPO_DATA"):
+        mp.setenv("NMTHPO_DATA", str(mirror))
+    try:
+        r = fanova.importance_readings("sw-en", fractions=(0.01,), n_trees=8)
+    finally:
+        mp.undo()
+    assert list(r.columns) == ["models", "measure", "value", "rank", "first", "first's value"]
+    assert r["rank"].between(1, 6).all()
+    best = r[r["models"] == "best per value"].iloc[0]
+    assert best["rank"] == 1 and best["first"] == "bpe"  # 26.09 (1k) vs 20.66 (32k) BLEU
+    with pytest.raises(ValueError, match="unknown hyperparameter"):
+        fanova.importance_readings("sw-en", term="dropout")

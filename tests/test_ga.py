@@ -42,7 +42,8 @@ def test_ga_rule_table_matches_the_study():
                          alternatives={"pinned": {}, "no mutants": {"count_mutants": "none"}})
     s = ga_study(init_pops=(5,), iterations=20, trials=1)
     assert t.loc["pinned", "5"] == pytest.approx(s.average("ga")[5])
-    z = (ga.PAPER_GA[5] - s.average("ga")[5]) / (np.sqrt(2) * s.std_error("ga")[5])
+    # sigma of (paper - ours): our se and that of the paper's 3000 counts (sqrt(2) se at 3000)
+    z = (ga.PAPER_GA[5] - s.average("ga")[5]) / ga.paper_sigma(s.std_error("ga")[5], 20)
     assert t.loc["pinned", "5 z"] == pytest.approx(z)
     assert t.loc["pinned", "chi2"] == pytest.approx(z**2)
     assert list(t.index) == ["pinned", "no mutants"]
@@ -56,10 +57,10 @@ def test_paper_comparison_cells_and_verdicts():
     assert c.loc[10, "trial 1 paper"] == ga.PAPER_GA_TRIALS[10][0]
     assert c.loc[10, "paper sd trial"] == pytest.approx(np.std(ga.PAPER_GA_TRIALS[10], ddof=1))
     assert c.loc[5, "average"] == pytest.approx(s.average("ga")[5])
-    z = (ga.PAPER_GA[5] - s.average("ga")[5]) / (np.sqrt(2) * s.std_error("ga")[5])
+    sigma = ga.paper_sigma(s.std_error("ga")[5], 80)
+    z = (ga.PAPER_GA[5] - s.average("ga")[5]) / sigma
     assert c.loc[5, "z"] == pytest.approx(z)
     assert c.loc[5, "verdict"] == ("reproduced" if abs(z) <= 2 else "not reproduced")
-    sigma = np.sqrt(2) * s.std_error("ga")[5]
     assert c.loc[5, "95% CI low"] == pytest.approx(s.average("ga")[5] - 2 * sigma)
     assert c.loc[5, "95% CI high"] == pytest.approx(s.average("ga")[5] + 2 * sigma)
     check_claims_table(c)
@@ -68,7 +69,8 @@ def test_paper_comparison_cells_and_verdicts():
     check_claims_table(c95)
     for m in (5, 10):
         lo, hi = c95.loc[m, "95% CI low"], c95.loc[m, "95% CI high"]
-        assert hi - lo == pytest.approx(2 * 1.96 * np.sqrt(2) * s.std_error("baseline")[m])
+        assert hi - lo == pytest.approx(2 * 1.96 * ga.paper_sigma(s.std_error("baseline")[m],
+                                                                  80))
         inside = lo <= ga.PAPER_BASELINE[m] <= hi
         assert c95.loc[m, "verdict"] == ("reproduced" if inside else "not reproduced")
     d = ga.paper_comparison(s, "difference")

@@ -1,13 +1,17 @@
-"""Chapter 5's verdicts and the out-of-sample check of the counting rules."""
+"""Chapter 5's out-of-sample check of the counting rules (a statistic of its findings).
+
+The records themselves are tested in tests/test_claims_genetic.py.
+"""
 
 from __future__ import annotations
 
 import pandas as pd
 import pytest
 
-from nmthpo.engine.stats import check_claims_table
+from nmthpo.engine.claims import evaluate_findings
 from nmthpo.studies import genetic as ga
-from nmthpo.studies.genetic_claims import claims, out_of_sample
+from nmthpo.studies import genetic_claims as gc
+from nmthpo.studies.genetic_claims import out_of_sample
 
 SIZES = (5, 10, 15, 20, 25)
 
@@ -44,11 +48,11 @@ def test_out_of_sample_both_directions():
     assert flipped.loc["Table 3 alone", "cells covered"] == 0
 
 
-def test_claims_name_the_fitted_tables():
-    study = ga.ga_study("ja-en", 16.0, SIZES, iterations=20, trials=2, seed=1)
-    tabs = [ga.paper_comparison(study, w, 2.0) for w in ("ga", "baseline", "difference")]
+def test_out_of_sample_findings_show_the_worst_cell():
     oos = out_of_sample(ga.baseline_rule_table("ja-en", 16.0, SIZES), _rule_fit(1.0, 3.0))
-    table = claims(*tabs, oos, (1.5, 0.1))
-    check_claims_table(table)
-    assert table["note"].str.contains("chosen", regex=False).sum() >= 4
-    assert table.index.str.startswith("out of sample").sum() == 2
+    ev = gc.evidence_for(computed={"oos": oos})
+    found = [f for f in gc.FINDINGS if f.id.startswith("ga20.oos")]
+    table = evaluate_findings(found, ev, gc.scope_for(ev)).set_index("id")
+    assert len(table) == 2
+    assert table.loc["ga20.oos.table3-predicts-table2", "ours"].startswith("5 of 5 cells")
+    assert (table["95% CI"] != "no interval").all()

@@ -4,7 +4,6 @@ import pytest
 
 from nmthpo.benchmark.tables import NMTHPO_TASKS, load_table
 from nmthpo.engine.metrics import hypervolume, hypervolume_curve, reference_point
-from nmthpo.engine.stats import check_claims_table
 from nmthpo.studies import multiobjective as mo
 
 
@@ -79,29 +78,86 @@ def test_front_evolution():
         mo.front_evolution(_frame([seq]), "ru-en", trial=7)
 
 
-def test_claims_verdicts_on_hand_made_runs():
-    runs = {}
-    for t in NMTHPO_TASKS:
-        n = load_table(t).n_rows
-        J = int(load_table(t).pareto.sum())
-        runs[("rs", t)] = _frame([_pareto_at(t, n - J)])
-        for m in ("bo-m", "bo-r"):
-            runs[(m, t)] = _frame([_pareto_at(t, 0)])
-        late = 10 if t in ("sw-en", "so-en") else 0
-        for m in ("gb-m", "gb-r"):
-            runs[(m, t)] = _frame([_pareto_at(t, late)])
-    c = mo.claims(runs)
-    check_claims_table(c)
-    # one trial per run: every interval is a point, so the verdicts are exact; GB ties BO
-    # on the four TED/WMT tasks, so "BO best on 4 of 6" is undecided there (count in [2, 6])
-    assert list(c["verdict"]) == ["reproduced", "partly", "reproduced", "partly",
-                                  "reproduced"]
-    assert "14 (bo-m) vs 767 (RS)" in c["note"].iloc[2]
-    assert c["ours"].iloc[1] == "2 of 6 (4 ties)"
-    # missing runs are reported, not guessed
-    c2 = mo.claims({("rs", "zh-en"): runs[("rs", "zh-en")]})
-    assert list(c2["verdict"]) == ["reproduced"] + ["not testable"] * 4
-    assert c2["note"].iloc[1].startswith("not run in this execution")
+def test_pareto_metrics_cache_pairs_and_best():
+    runs = {("bo-m", "ru-en"): _frame([_pareto_at("ru-en", 0), _pareto_at("ru-en", 4)]),
+            ("rs", "ru-en"): _frame([_pareto_at("ru-en", 100), _pareto_at("ru-en", 50)])}
+    per = mo.ParetoMetrics(runs)
+    a = per.metrics("bo-m", "ru-en")
+    assert per.metrics("bo-m", "ru-en") is a  # computed once
+    assert list(a.index) == [0, 1] and list(a["fto"]) == [3.0, 5.0]
+    x, y = per.pair("bo-m", "rs", "ru-en", "fta")
+    np.testing.assert_array_equal(x, [4.0, 8.0])
+    np.testing.assert_array_equal(y, [104.0, 54.0])
+    assert per.best(["rs", "bo-m"], "ru-en", "fta") == "bo-m"
+    assert per.best(["rs", "bo-m", "gb-m"], "ru-en", "fbp") == "bo-m"  # highest fbp; gb-m not run
+    assert per.mean("rs", "ru-en", "fbp", budget=60) == pytest.approx(2.0)
+    with pytest.raises(KeyError, match="none of"):
+        per.best(["gb-m"], "ru-en", "fta")
+
+
+def test_table4_intervals_hold_the_mean():
+    runs = {("rs", "zh-en"): _frame([_pareto_at("zh-en", k) for k in (0, 10, 40, 80)])}
+    t4 = mo.table4(runs).iloc[0]
+    for m in ("fto", "fta", "fbp"):
+        assert t4[f"{m}_low"] <= t4[f"{m}_mean"] <= t4[f"{m}_high"]
+    assert t4["fta_mean"] == pytest.approx(np.mean([3, 13, 43, 83]))
+
+
+def _direct_posterior(Z, rows, y, noise=1e-3):
+    """Zero-mean GP with unit-variance Matern-5/2 and unit length scales, by plain algebra."""
+    d2 = ((Z[:, None, :] - Z[None, :, :]) ** 2).sum(-1)
+    r = np.sqrt(5 * d2)
+    K = (1 + r + 5 * d2 / 3) * np.exp(-r)
+    Koo = K[np.ix_(rows, rows)] + noise**2 * np.eye(len(rows))
+    Kxo = K[:, rows]
+    mean = Kxo @ np.linalg.solve(Koo, y)
+    var = 1 - np.einsum("ij,ji->i", Kxo, np.linalg.solve(Koo, Kxo.T))
+    return mean, np.sqrt(np.abs(var))
+
+
+def test_authors_bomo_posterior_equals_the_plain_gp():
+    table = load_table("ja-en")
+    X = table.encode("raw")
+    opt = mo.AuthorsBOMO(X, np.random.default_rng(0))
+    rows = [5, 17, 42, 99, 120]
+    for r in rows:
+        opt.tell(r, [table.bleu[r], table.time[r]])
+    mean, sd = opt.posterior()
+    y = np.column_stack([-table.bleu[rows], table.time[rows]])
+    for j in range(2):
+        m, s = _direct_posterior(opt.Z, rows, y[:, j])
+        np.testing.assert_allclose(mean[:, j], m, rtol=1e-7, atol=1e-7)
+        np.testing.assert_allclose(sd[:, j], s, rtol=1e-6, atol=1e-6)
+    # far from every evaluated row the prediction falls back to the prior: 0 with sd 1
+    assert np.all(np.abs(mean) < 1.01 * np.abs(y).max())
+    nxt = opt.ask()
+    assert nxt not in rows and 0 <= nxt < table.n_rows
+    with pytest.raises(ValueError, match="encoding='raw'"):
+        mo.AuthorsBOMO(table.encode("scaled"), np.random.default_rng(0))
+    with pytest.raises(ValueError, match="ties"):
+        mo.AuthorsBOMO(X, np.random.default_rng(0), ties="last")
+
+
+def test_authors_bomo_through_the_runner():
+    from nmthpo.engine.runner import run
+
+    res = run(mo.AUTHORS_BOMO, "zh-en", trials=2, seed=0, objective="pareto",
+              encoding="raw", cache_dir=None, progress=False)
+    per = mo.pareto_metrics(res.frame, "zh-en")
+    assert len(per) == 2 and (per["fta"] <= load_table("zh-en").n_rows).all()
+    # the same initial rows as every other method's trials
+    first = res.frame[res.frame["step"] <= 3].sort_values(["trial", "step"])
+    rs = run("rs", "zh-en", trials=2, seed=0, objective="pareto", cache_dir=None,
+             progress=False).frame
+    rs_first = rs[rs["step"] <= 3].sort_values(["trial", "step"])
+    np.testing.assert_array_equal(first["row"].to_numpy(), rs_first["row"].to_numpy())
+
+
+def test_arms_are_known():
+    assert {"RS", "BO-M (ours)", "GB-M (ours)"} <= set(mo.ARMS)
+    assert mo.ARMS["authors' BOMO (AutoML 2022 kit)"].options == {"encoding": "raw"}
+    with pytest.raises(KeyError, match="unknown arms"):
+        mo.arm_metrics(["nope"], ["zh-en"], trials=1)
 
 
 def test_errors():

@@ -73,6 +73,16 @@ def test_overhead_plot_log_scale_drops_zero():
     np.testing.assert_allclose(ax.lines[0].get_xdata(), [2, 3])
 
 
+def test_overhead_plot_draws_variants_dotted_in_their_method_colour():
+    o = pd.DataFrame({"method": ["transbo"] * 2 + ["transbo, folds conditioned"] * 2,
+                      "step": [4, 5] * 2, "cum_seconds": [0.1, 0.2, 0.05, 0.1]})
+    (ax,) = plots.overhead_plot(o).axes
+    lines = {ln.get_label(): ln for ln in ax.lines}
+    assert lines["transbo"].get_linestyle() == "-"
+    assert lines["transbo, folds conditioned"].get_linestyle() == ":"
+    assert lines["transbo, folds conditioned"].get_color() == plots.TRANSFER_COLOURS["transbo"]
+
+
 def test_multi_panel_figures_have_one_readable_legend():
     from nmthpo.plots.style import LEGEND_FONTSIZE
 

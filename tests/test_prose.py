@@ -8,8 +8,6 @@ import importlib.util
 import sys
 from pathlib import Path
 
-import pytest
-
 TOOL = Path(__file__).resolve().parents[1] / "tools" / "prose_check.py"
 
 
@@ -22,7 +20,6 @@ def _tool():
 
 
 
-@pytest.mark.xfail(reason="chapters are being converted to glued prose (issue 21)", strict=False)
 def test_no_typed_number_in_the_prose():
     problems = _tool().problems()
     assert not problems, "\n".join(problems)

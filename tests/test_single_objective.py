@@ -8,16 +8,19 @@ from nmthpo.studies.single_objective import (
     anytime_curves,
     average_rank,
     benchmark_report,
-    claims,
+    best_gb_beats_best_bo,
     curve_summary,
     ecdf_summary,
     graph_settings,
     grid_wall_time,
     mean_table,
     per_trial_metrics,
+    rs_expectation,
+    rs_table_fraction,
     runtime_ecdf,
     table3,
     tolerance_for,
+    weakest,
 )
 
 
@@ -75,12 +78,16 @@ def test_ecdf_and_rank_hand_example():
     assert r["a"].tolist() == [1.0, 1.0, 1.0, 1.5] and r["b"].tolist() == [2.0, 2.0, 2.0, 1.5]
 
 
-def test_claims_are_computed(runs):
-    from nmthpo.engine.stats import check_claims_table
-
-    c = claims(per_trial_metrics(runs))
-    check_claims_table(c)
-    assert (c["95% CI low"] <= c["95% CI high"]).all()
+def test_table3_interval_cells(runs):
+    per = per_trial_metrics(runs, ties="value")
+    t3 = table3(per, cell="interval")
+    cell = t3.loc[("zh-en", "ftb"), "rs"]
+    m = per[(per.task == "zh-en")]["ftb"]
+    assert cell.startswith(f"{m.mean():.1f} [") and cell.endswith("]")
+    fb = per[per.task == "zh-en"].fb.mean()
+    assert t3.loc[("zh-en", "fb"), "rs"].split(" ")[0] == f"{fb:.2f}"
+    with pytest.raises(ValueError, match="cell"):
+        table3(per, cell="nope")
 
 
 def _hand_trials(values):
@@ -92,29 +99,35 @@ def _hand_trials(values):
     return f
 
 
-def test_claims_verdicts_follow_the_intervals():
+def test_statistics_on_hand_made_trials():
     rng = np.random.default_rng(0)
     shared = rng.normal(0, 3, 40)  # a trial effect all methods share (initial rows)
-    n = {t: load_table(t).n_rows for t in ("ja-en", "en-ja", "sw-en")}
+    n = {t: load_table(t).n_rows for t in ("zh-en", "ja-en", "en-ja")}
     v = {("rs", t): n[t] / 2 + 5 * shared for t in n}
-    v[("bo-ei-m", "sw-en")] = 0.1 * v[("rs", "sw-en")]
-    v[("gb-ei-m", "sw-en")] = v[("bo-ei-m", "sw-en")] - 20  # a clear GB win
     v[("bo-ei-m", "en-ja")] = 60 + shared
-    v[("gb-ei-m", "en-ja")] = 22 + shared + rng.normal(0, 0.5, 40)  # BO - GB = 38
+    v[("gb-ei-m", "en-ja")] = 22 + shared  # a win on en-ja
     v[("bo-ei-m", "ja-en")] = 30 + shared
-    v[("gb-ei-m", "ja-en")] = 30 + shared + rng.normal(0, 5, 40)  # a tie
-    c = claims(_hand_trials(v))
-    verdict = c["verdict"].to_dict()
-    assert verdict["RS needs about half of the table for ftb (0.35-0.65 on every task with a "
-                   "unique best row)"] == "reproduced"
-    assert verdict["BO-EI-M ftb / RS ftb on sw-en is about 0.10 (0.05-0.15)"] == "reproduced"
-    assert c.loc["BO-EI-M ftb / RS ftb on sw-en is about 0.10 (0.05-0.15)", "ours"] == 0.1
-    assert verdict["on en-ja, BO-EI-M ftb - GB-EI-M ftb is about 38 (28-48)"] == "reproduced"
-    wins = c.loc["best GB beats best BO on ftb on 4 of the 6 tasks"]
-    # sw-en a clear win, en-ja a clear win, ja-en a tie: the count lies in [2, 3], not 4
-    assert wins["ours"] == "2 of 3 (1 ties)"
-    assert (wins["95% CI low"], wins["95% CI high"]) == (2.0, 3.0)
-    assert wins["verdict"] == "not reproduced"
+    v[("gb-ei-m", "ja-en")] = 35 + shared  # a loss on ja-en
+    per = _hand_trials(v)
+    frac = rs_table_fraction(per)
+    assert set(frac.parts) == {"ja-en", "en-ja"}  # zh-en's tied best rows are left out
+    assert all(abs(e.value - 0.5) < 0.05 for e in frac.parts.values())
+    assert "left out (tied best rows): zh-en" in frac.note
+    wins = best_gb_beats_best_bo(per[per.task != "zh-en"])
+    assert wins.text == "1 of 2" and (wins.low, wins.high) == (1.0, 1.0)
+    expectation = rs_expectation(per)
+    assert set(expectation.parts) == set(n) and expectation.quantity == "ratio"
+
+
+def test_weakest_part_is_shown():
+    from nmthpo.engine.claims import Estimate
+
+    parts = {"a": Estimate(1.0, 0.5, 1.5, quantity="ratio"),
+             "b": Estimate(0.2, -0.1, 0.4, quantity="ratio")}
+    e = weakest(parts, lambda x: -x.low, "what")
+    assert (e.value, e.low, e.high) == (0.2, -0.1, 0.4) and e.shown() == "0.20 (b)"
+    assert "a: 1.00 [0.50, 1.50]" in e.note and e.parts == parts
+    assert np.isnan(weakest({}, lambda x: 0.0).value)
 
 
 def test_graph_settings_follow_footnote_12():

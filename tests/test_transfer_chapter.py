@@ -1,4 +1,5 @@
-"""Tests of nmthpo.studies.transfer: the Chapter 4 grid, its read-back and its tables."""
+"""Tests of nmthpo.studies.transfer: the Chapter 4 grid, its read-back, its tables and the
+overhead experiment (the claims are tested in tests/test_claims_transfer.py)."""
 
 from __future__ import annotations
 
@@ -8,12 +9,10 @@ import pytest
 
 from nmthpo.benchmark.tables import load_table
 from nmthpo.engine import runner
-from nmthpo.engine.stats import check_claims_table
 from nmthpo.studies import transfer as chapter
 from nmthpo.studies.transfer import (
     CHAPTER_GRID,
     ChapterSetting,
-    claims,
     curve_fluctuation,
     dynamic_table,
     load_setting,
@@ -145,44 +144,74 @@ def test_dynamic_table_counts_places():
     assert np.isnan(t.loc["a", "paper top2 share"])
 
 
-def test_claims_on_synthetic_results():
-    rng = np.random.default_rng(0)
-    methods = ["rs", "igp", "pogpe", "tst", "rgpe", "transbo"]
-
-    def fake(ms, targets, n=20):
-        parts = []
-        for t in targets:
-            bleu = load_table(t).bleu
-            for m in ms:
-                reps = [list(rng.choice(bleu, n)) for _ in range(2)]
-                wt = {m: [np.r_[np.full(3, np.nan), np.linspace(0, 1, n - 3)]] * 2}
-                parts.append(_frame({m: reps}, t, wt))
-        return pd.concat(parts, ignore_index=True)
-
-    tg = ["zh-en", "ru-en"]
-    out = claims(fake(methods, tg), fake(methods, tg), fake(methods[2:], tg),
-                 fake(methods, ["lc-finetune-zh-en"]),
-                 fake(["transbo-ms", "pogpe-ms", "tst-ms", "rgpe-ms"], tg), step=10)
-    check_claims_table(out)
-    # the dynamic claim at `step` and at the paper's yardstick (the last trial); the
-    # target-weight claim in its TransBO and TST halves
-    assert len(out) == 10
-    assert out.index[5].startswith("dynamic, the paper's yardstick")
-    # weights rise linearly from 0 to 1 over steps 4..20: +0.625 from step 10 to 20 in every
-    # repetition, so the interval is the point 0.625, above 0.1
-    w = out.iloc[8]
-    assert w["verdict"] == "reproduced"
-    assert (w["95% CI low"], w["95% CI high"]) == (0.625, 0.625)
-    # TST's weight is 1 at the last step in every repetition: not low
-    tst = out.loc["TST's target weight stays low"]
-    assert tst["verdict"] == "not reproduced" and tst["95% CI low"] == 1.0
-
-
 def test_top2_lead_counts_dense_places_with_ties():
-    from nmthpo.studies.transfer import _tr_top2_lead
+    from nmthpo.studies.transfer_claims import place_counts, top2_lead
 
     methods = ["pogpe", "rgpe", "transbo", "tst"]
     # two targets; target 0: transbo 1st, rgpe and tst tie 2nd; target 1: rgpe 1st, transbo 2nd
     best = np.array([[[1.0, 2.0], [2.0, 5.0], [3.0, 4.0], [2.0, 1.0]]])  # (n=1, M, T)
     # top-2 counts: pogpe 0, rgpe 2, transbo 2, tst 1 -> lead 2 - 2 = 0
-    assert _tr_top2_lead(best[None], methods).tolist() == [0.0]
+    assert top2_lead(best[None], methods).tolist() == [0.0]
+    # first places: transbo 1, rgpe 1 -> lead 0
+    assert top2_lead(best[None], methods, 0).tolist() == [0.0]
+    first, top2 = place_counts(best[None])
+    assert first.tolist() == [[0, 1, 1, 0]] and top2.tolist() == [[0, 2, 2, 1]]
+
+
+def test_overhead_specs_are_the_grid_runs_with_variants():
+    specs = chapter.overhead_specs()
+    assert list(specs) == list(chapter.OVERHEAD_VARIANTS)
+    static = {s.stem() for s in setting_specs("static5")}
+    # the default variants time the very runs of the static grid (same key), in another folder
+    for v in ("pogpe", "tst", "rgpe", "transbo", "scot", "igp"):
+        assert specs[v].stem() in static
+    assert specs["transbo, folds conditioned"].settings == {"cv_refit": False}
+    assert specs["scot, refit every trial"].settings == {"refit_every": 1}
+    assert specs["transbo"].stem() != specs["transbo, folds conditioned"].stem()
+
+
+def _overhead_frame():
+    rows = []
+    for v, per_step in (("pogpe", 0.01), ("transbo", 0.05)):
+        for rep in range(2):
+            for st in range(1, 6):
+                rows.append({"variant": v, "method": v, "target": "zh-en", "rep": rep,
+                             "step": st, "seconds": 0.0 if st <= 3 else per_step})
+    return pd.DataFrame(rows)
+
+
+def test_overhead_table_and_curves_by_hand():
+    f = _overhead_frame()
+    t = chapter.overhead_table(f)
+    assert list(t.index) == ["pogpe", "transbo"]
+    assert t.loc["transbo", "seconds"] == pytest.approx(0.1)  # two suggestions of 0.05 s
+    assert t.loc["transbo", "ms per suggestion"] == pytest.approx(50.0)
+    assert t.loc["transbo", "/ POGPE"] == pytest.approx(5.0)
+    c = chapter.overhead_variant_curves(f)
+    assert list(c.columns) == ["method", "step", "cum_seconds"]
+    last = c[c["step"] == 5].set_index("method")["cum_seconds"]
+    assert last["pogpe"] == pytest.approx(0.02) and last["transbo"] == pytest.approx(0.1)
+
+
+def test_load_overhead_reads_the_book_cache():
+    from nmthpo.studies import grids
+
+    book = grids.book_dir(chapter.OVERHEAD_FOLDER)
+    if not book.is_dir():
+        pytest.skip("the book's overhead experiment is not cached")
+    f = chapter.load_overhead(2)
+    assert set(f["variant"]) == set(chapter.OVERHEAD_VARIANTS)
+    assert f.groupby("variant")["rep"].nunique().eq(2).all()
+    assert (f["target"] == chapter.OVERHEAD_TARGET).all()
+    assert f.groupby("variant")["step"].max().eq(chapter.BUDGET).all()
+    # capped at the experiment's repetitions
+    assert chapter.load_overhead(99)["rep"].nunique() == chapter.OVERHEAD_REPEATS
+
+
+def test_claim_glue_and_names():
+    t = pd.DataFrame({"id": ["a.b"], "ours": ["1.00"], "95% CI low": ["0.50"],
+                      "95% CI high": ["1.50"], "verdict": ["reproduced"]}, index=["s"])
+    g = chapter.claim_glue(t)
+    assert g == {"ch4.ours.a.b": "1.00", "ch4.v.a.b": "reproduced", "ch4.ci.a.b": "[0.50, 1.50]"}
+    assert chapter._ordinal(1) == "1st" and chapter._ordinal(12) == "12th"
+    assert chapter._ordinal(22) == "22nd" and chapter._name("tst-ms") == "TST"

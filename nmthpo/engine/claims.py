@@ -37,7 +37,7 @@ statement of a direction by :class:`Below` / :class:`Above`, a count of wins ("4
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -63,9 +63,11 @@ __all__ = [
     "Every",
     "Finding",
     "Needs",
+    "NoData",
     "Rule",
     "Scope",
     "combine_verdicts",
+    "deciding_part",
     "evaluate",
     "evaluate_findings",
     "rules_table",
@@ -302,6 +304,49 @@ class Covers(Rule):
         return f"interval covers {fmt(self.value)}"
 
 
+@dataclass(frozen=True)
+class NoData(Rule):
+    """The yardstick of a claim the released data cannot test (``Needs.data`` says why).
+
+    :func:`evaluate` returns *not testable* before a rule is asked; asked, it says the same.
+    """
+
+    would_need: str = ""
+
+    def judge(self, est: Estimate) -> tuple[str, str]:
+        """Always not testable."""
+        return "not testable", "the data to test it do not exist"
+
+    def describe(self) -> str:
+        """In words."""
+        return "no yardstick: the data do not exist" + (
+            f" (would need {self.would_need})" if self.would_need else "")
+
+
+#: Order in which a part decides a composite's verdict (the weakest first).
+_WEAKEST = ("not reproduced", "not testable", "partly", "reproduced")
+
+
+def deciding_part(rule: Rule, est: Estimate) -> Estimate | None:
+    """The part of a composite estimate that decides its verdict (the weakest), or None.
+
+    A composite (:class:`Every`, :class:`AllOf`) has no interval of its own; the ledger and the
+    tables show the interval of this part, so that no verdict is shown without an interval.
+    """
+    if not est.parts:
+        return None
+    judged = []
+    for name, part in est.parts.items():
+        sub = (rule.rule if isinstance(rule, Every) else
+               rule.rules.get(name) if isinstance(rule, AllOf) else None)
+        if sub is None:
+            continue
+        judged.append((_WEAKEST.index(sub.judge(part)[0]), name, part))
+    if not judged:
+        return None
+    return min(judged, key=lambda t: (t[0], t[1]))[2]
+
+
 def combine_verdicts(parts: Mapping[str, tuple[str, str]]) -> tuple[str, str]:
     """The verdict on a composite statement from its parts' ``(verdict, reason)``.
 
@@ -489,6 +534,12 @@ def _judge(claim: Claim, evidence: Any, scope: Scope) -> tuple[Estimate | None, 
         return None, "not testable", why or "no statistic can be computed from the data"
     est = claim.statistic(evidence)
     verdict, reason = claim.rule.judge(est)
+    if not est.defined and est.parts:
+        part = deciding_part(claim.rule, est)
+        if part is not None and part.defined:
+            est = replace(est, low=part.low, high=part.high,
+                          note=(est.note + "; " if est.note else "")
+                          + "interval: of the part that decides the verdict")
     return est, verdict, reason
 
 

@@ -34,6 +34,11 @@ TRANSFER_VALUE_LABELS: dict[str, str] = {
 
 
 def _transfer_style(method: str) -> tuple[str, str]:
+    """Colour and line style of a method: ``-ms`` ablations dashed, variants labelled
+    ``"<method>, <what differs>"`` (the overhead experiment) dotted, in the method's colour."""
+    base, sep, _ = method.partition(", ")
+    if sep:
+        return TRANSFER_COLOURS.get(base, "#333333"), ":"
     base = method.removesuffix("-ms")
     return TRANSFER_COLOURS.get(base, "#333333"), "--" if method.endswith("-ms") else "-"
 
@@ -122,7 +127,8 @@ def target_weight_plot(weights: pd.DataFrame, title: str | None = None) -> Figur
 def overhead_plot(overhead: pd.DataFrame, title: str | None = None) -> Figure:
     """Mean cumulative optimisation overhead per trial (log scale), Figure 5(c)'s measure.
 
-    ``overhead`` is :func:`nmthpo.engine.ranks.overhead_curve`'s frame.
+    ``overhead`` is :func:`nmthpo.engine.ranks.overhead_curve`'s frame (or
+    :func:`nmthpo.studies.transfer.overhead_variant_curves`', whose variants are drawn dotted).
     """
     require_columns(overhead, ("method", "step", "cum_seconds"),
           "nmthpo.engine.ranks.overhead_curve")

@@ -11,8 +11,7 @@
   *all* six tables; ``common="all"`` does that, ``common="pairwise"`` uses every configuration
   the two tables share.
 * Figure 5's fANOVA importances are :mod:`nmthpo.studies.fanova` (re-exported here).
-* :func:`claims` -- the chapter's findings set beside the paper's, each with a 95 % interval
-  and a verdict of :mod:`nmthpo.engine.stats`.
+* The chapter's claims are records in :mod:`nmthpo.studies.benchmark_claims`.
 * The papermill parameter parser :func:`as_task_list` is :mod:`nmthpo.studies.params`
   (re-exported here for the notebooks).
 
@@ -36,6 +35,7 @@ from nmthpo.studies.fanova import (
     grid_codes,
     grid_fanova,
     importance_bootstrap,
+    importance_readings,
     importance_study,
     importance_table,
     rank_gap,
@@ -44,12 +44,13 @@ from nmthpo.studies.params import as_task_list, check_tasks
 
 __all__ = [
     "BPE_EQUIVALENCE", "OTHER_METRICS", "PAPER_BEST_CONFIGS", "PAPER_SPEARMAN", "PAPER_TABLE1",
-    "FIGURE5_STATEMENTS", "best_configs", "bleu_by_config", "claims", "common_keys",
+    "best_configs", "bleu_by_config", "common_keys",
     "format_config", "format_value", "metric_correlations", "metric_summary",
     "spearman_interval", "spearman_matrix", "table1", "table2",
     # re-exported: Figure 5 (nmthpo.studies.fanova) and the papermill parser (studies.params)
     "as_task_list", "capped_bleu", "check_tasks", "fanova_importances", "grid_codes",
-    "grid_fanova", "importance_bootstrap", "importance_study", "importance_table", "rank_gap",
+    "grid_fanova", "importance_bootstrap", "importance_readings", "importance_study",
+    "importance_table", "rank_gap",
 ]
 
 #: The best configuration of every task as printed in the paper's Table 2 (bpe, #layers,
@@ -293,120 +294,3 @@ def spearman_interval(rho: float, n: int, level: float = 0.95) -> tuple[float, f
         return float("nan"), float("nan")
     lo, hi = normal_interval(float(np.arctanh(rho)), 1.06 / np.sqrt(n - 3), level)
     return float(np.tanh(lo)), float(np.tanh(hi))
-
-
-#: Figure 5's statements (Section 3.4): (task, top fraction or None, term, k, paper's words).
-#: ``k``: the statement says ``term`` is among the ``k`` most important terms of its kind.
-FIGURE5_STATEMENTS: tuple[tuple[str, float | None, str, int, str], ...] = (
-    ("en-ja", None, "#embed", 1, "#embed is the distinguishing factor (all models)"),
-    ("en-ja", None, "#embed x init lr", 1, "init lr x #embed is the important interaction"),
-    ("en-ja", 0.01, "#att heads", 3, "#att heads among the top three (top models)"),
-    ("en-ja", 0.01, "init lr", 3, "init lr among the top three (top models)"),
-    ("en-ja", 0.01, "#embed", 3, "#embed among the top three (top models)"),
-    ("sw-en", None, "bpe", 1, "bpe is the most important for sw-en (all models, the panel "
-                              "matching en-ja's)"),
-    ("sw-en", 0.01, "bpe", 1, "bpe is the most important for sw-en (top 1%, our reading, "
-                              "not the panel the paper contrasts)"),
-)
-
-
-def claims(
-    t2: pd.DataFrame,
-    rho_all: pd.DataFrame,
-    n_all: pd.DataFrame,
-    boots: dict[tuple[str, float | None], pd.DataFrame],
-    panels: dict[tuple[str, float | None], pd.Series],
-    top_fraction: float = 0.01,
-) -> pd.DataFrame:
-    """Chapter 1's findings beside the paper's: Table 2, Figure 4, Figure 5, with intervals.
-
-    Table 2 is exact (counted, no sampling; the interval is the count itself); Spearman's rho
-    gets the Fisher-z interval (:func:`spearman_interval`); Figure 5's "``term`` is among the
-    ``k`` most important" gets the bootstrap interval over the table's rows of
-    :func:`~nmthpo.studies.fanova.rank_gap` (term minus the ``k``-th most important other term
-    of its kind), above 0. Statements about tasks or fractions not in ``boots`` are left out.
-
-    Parameters
-    ----------
-    t2 : DataFrame
-        :func:`table2`.
-    rho_all, n_all : DataFrame
-        :func:`spearman_matrix` with ``common="all"``.
-    boots : dict
-        ``(task, top fraction or None) ->`` :func:`~nmthpo.studies.fanova.importance_bootstrap`.
-    panels : dict
-        The same keys -> the chapter's importances (singles and pairs concatenated, display
-        names) of the published model.
-    top_fraction : float
-        The top fraction of the chapter (statements at ``0.01`` are read at this fraction).
-
-    Returns
-    -------
-    DataFrame
-        :func:`~nmthpo.engine.stats.claims_frame`.
-    """
-    from nmthpo.engine.stats import (
-        Claim,
-        claims_frame,
-        composite_verdict,
-        covers_verdict,
-        interval_verdict,
-    )
-
-    out: list[Claim] = []
-    ok = ((t2["rows"] == t2["paper rows"]) & (t2["best BLEU"] == t2["paper best BLEU"])
-          & t2["config matches"])
-    n_ok = float(ok.sum())
-    out.append(Claim(
-        "Table 2: rows, best BLEU and best configuration of every task", "Table 2",
-        f"{len(t2)} tasks", f"{int(n_ok)} of {len(t2)} tasks", n_ok, n_ok,
-        covers_verdict(n_ok, n_ok, float(len(t2))),
-        "exact: counted from the tables (no sampling), so the interval is the count"))
-    for (a, b), words, check in [
-        (("ja-en", "so-en"), "low (0.084)", "equals"),
-        (("ja-en", "en-ja"), "highly correlated", "above"),
-    ]:
-        if a not in rho_all.index or b not in rho_all.columns:
-            continue
-        rho, n = float(rho_all.loc[a, b]), int(n_all.loc[a, b])
-        lo, hi = spearman_interval(rho, n)
-        if check == "equals":
-            verdict = covers_verdict(lo, hi, PAPER_SPEARMAN[(a, b)])
-            rule = f"covers the paper's {PAPER_SPEARMAN[(a, b)]}"
-        else:
-            verdict = interval_verdict(lo, hi, 0.7, "above")
-            rule = "'high' read as above 0.7"
-        out.append(Claim(
-            f"Figure 4: Spearman rho of {a} vs {b}", "Sec. 3.4, Fig. 4", words, rho, lo, hi,
-            verdict, f"{n} configurations common to all tables; Fisher-z interval; {rule}"))
-    for task, frac, term, k, words in FIGURE5_STATEMENTS:
-        key = (task, None if frac is None else top_fraction)
-        if key not in boots or boots[key].empty:
-            continue
-        gaps = rank_gap(boots[key], term, k)
-        lo, hi = (float(v) for v in np.quantile(gaps, [0.025, 0.975]))
-        panel = panels[key]
-        kind = panel[[c for c in panel.index if (" x " in c) == (" x " in term)]]
-        order = list(kind.sort_values(ascending=False).index)
-        other = order[1] if order[0] == term else order[0]
-        out.append(Claim(
-            f"Figure 5, {task}: {words}", "Sec. 3.4, Fig. 5", f"{term} in the top {k}",
-            f"{term} is {_ordinal(order.index(term) + 1)} ({panel[term]:.3f}; "
-            f"{'next' if order[0] == term else 'first'} {other} {panel[other]:.3f})",
-            lo, hi, interval_verdict(lo, hi, 0.0, "above"),
-            f"{term} minus the {_ordinal(k)} most important other "
-            f"{'pair' if ' x ' in term else 'hyperparameter'}, above 0; bootstrap over the "
-            f"table's rows ({len(gaps)} resamples, forest refitted)"))
-    top3 = [c for c in out if "among the top three" in c.claim]
-    if top3:
-        out.append(Claim(
-            "Figure 5, en-ja: #att heads, init lr and #embed impact BLEU the most (top models)",
-            "Sec. 3.4, Fig. 5", "the top three", ", ".join(str(c.ours).split(" (")[0]
-                                                          for c in top3),
-            float("nan"), float("nan"), composite_verdict(c.verdict for c in top3),
-            "composite of the three 'among the top three' rows above (each with its interval)"))
-    return claims_frame(out)
-
-
-def _ordinal(k: int) -> str:
-    return {1: "first", 2: "second", 3: "third"}.get(k, f"{k}th")

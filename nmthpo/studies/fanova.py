@@ -5,15 +5,19 @@ importances of single hyperparameters (Optuna's ``FanovaImportanceEvaluator``) a
 (our exact decomposition of the same random-forest model on the full grid);
 :func:`importance_table` collects them for one task; :func:`capped_bleu` is the "good region"
 transform of the top-quantile analyses; :func:`importance_bootstrap` and :func:`rank_gap` give
-the uncertainty of an importance ranking (a bootstrap over the table's rows). Choices the
-paper leaves open are stated in each function's docstring.
+the uncertainty of an importance ranking (a bootstrap over the table's rows);
+:func:`importance_readings` ranks one hyperparameter under other readings of "importance" (other
+codings of the grid, other subsets of models, random-forest and model-free measures), the
+experiment behind Chapter 1's discussion of bpe on sw-en. Choices the paper leaves open are
+stated in each function's docstring.
 """
 
 from __future__ import annotations
 
+import functools
 import itertools
 import warnings
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -26,9 +30,13 @@ from nmthpo.benchmark.tables import load_table
 from nmthpo.studies.params import check_tasks
 
 __all__ = [
-    "capped_bleu", "fanova_importances", "grid_codes", "grid_fanova", "importance_bootstrap",
-    "importance_study", "importance_table", "rank_gap",
+    "CODINGS", "capped_bleu", "coding_weights", "fanova_importances", "grid_codes", "grid_fanova",
+    "importance_bootstrap", "importance_readings", "importance_study", "importance_table",
+    "rank_gap",
 ]
+
+#: Codings of a grid value for fANOVA's integration (:func:`coding_weights`).
+CODINGS: tuple[str, ...] = ("index", "scaled", "raw")
 
 
 def capped_bleu(bleu: np.ndarray, top_fraction: float | None = None) -> np.ndarray:
@@ -134,20 +142,82 @@ def fanova_importances(
     return pd.Series({h: float(imp[h]) for h in HYPERPARAMETERS}, name="importance")
 
 
-def _grid_decomposition(grid: np.ndarray) -> dict[tuple[int, ...], float]:
-    """Main-effect and pairwise variances of a function tabulated on a full grid (uniform)."""
+def coding_weights(configs: pd.DataFrame, coding: str = "index",
+                   scaled: np.ndarray | None = None) -> list[np.ndarray]:
+    """The measure each grid value gets when fANOVA integrates over a coded hyperparameter.
+
+    fANOVA integrates a random forest's piecewise-constant prediction uniformly over each
+    hyperparameter's range; the forest splits halfway between neighbouring values, so a value
+    owns the interval from the midpoint with its lower neighbour to the midpoint with its upper
+    one (the range's ends at the extremes). ``"index"`` codes value ``i`` as ``i + 0.5`` on
+    ``[0, k]`` (:func:`importance_study`): every value weighs ``1/k``. ``"scaled"`` uses
+    upstream's ``.hyps_scaled`` coding (``scaled``, the table's columns; log for sw/so bpe and
+    #embed, linear for init lr and #layers) on ``[0, 1]``; ``"raw"`` the values themselves on
+    ``[min, max]``.
+
+    Returns
+    -------
+    list of ndarray
+        Per hyperparameter (:data:`~nmthpo.benchmark.space.HYPERPARAMETERS` order), the weights
+        of its sorted values (summing to 1).
+    """
+    if coding not in CODINGS:
+        raise ValueError(f"unknown coding {coding!r}; valid: {', '.join(CODINGS)}")
+    out = []
+    for j, h in enumerate(HYPERPARAMETERS):
+        raw = configs[h].to_numpy(dtype=float)
+        values = np.unique(raw)
+        if coding == "index" or values.size == 1:
+            out.append(np.full(values.size, 1.0 / values.size))
+            continue
+        if coding == "raw":
+            coded, lo, hi = values, values[0], values[-1]
+        else:
+            if scaled is None:
+                raise ValueError("coding 'scaled' needs the table's scaled columns")
+            col = np.asarray(scaled, dtype=float)[:, j]
+            coded = np.array([col[raw == v].mean() for v in values])
+            lo, hi = 0.0, 1.0
+        edges = np.concatenate([[lo], (coded[1:] + coded[:-1]) / 2, [hi]])
+        w = np.diff(edges)
+        out.append(w / w.sum())
+    return out
+
+
+def _grid_decomposition(grid: np.ndarray, weights: list[np.ndarray] | None = None
+                        ) -> dict[tuple[int, ...], float]:
+    """Main-effect and pairwise variances of a function tabulated on a full grid.
+
+    The grid's values are weighted by ``weights`` (one vector per axis, each summing to 1): the
+    product measure of fANOVA; the uniform distribution on the grid when None.
+    """
     d = grid.ndim
-    mu = grid.mean()
-    main = {}
     out: dict[tuple[int, ...], float] = {}
+    main = {}
+    if weights is None:
+        mu = grid.mean()
+        for i in range(d):
+            main[i] = grid.mean(axis=tuple(a for a in range(d) if a != i)) - mu
+            out[(i,)] = float(np.mean(main[i] ** 2))
+        for i, j in itertools.combinations(range(d), 2):
+            others = tuple(a for a in range(d) if a not in (i, j))
+            pair = grid.mean(axis=others) - mu - main[i][:, None] - main[j][None, :]
+            out[(i, j)] = float(np.mean(pair**2))
+        return out
+    w = weights
+
+    def mean_over(arr: np.ndarray, keep: tuple[int, ...]) -> np.ndarray:
+        for a in sorted((a for a in range(d) if a not in keep), reverse=True):
+            arr = np.tensordot(arr, w[a], axes=([a], [0]))
+        return arr
+
+    mu = float(mean_over(grid, ()))
     for i in range(d):
-        others = tuple(a for a in range(d) if a != i)
-        main[i] = grid.mean(axis=others) - mu
-        out[(i,)] = float(np.mean(main[i] ** 2))
+        main[i] = mean_over(grid, (i,)) - mu
+        out[(i,)] = float(np.sum(w[i] * main[i] ** 2))
     for i, j in itertools.combinations(range(d), 2):
-        others = tuple(a for a in range(d) if a not in (i, j))
-        pair = grid.mean(axis=others) - mu - main[i][:, None] - main[j][None, :]
-        out[(i, j)] = float(np.mean(pair**2))
+        pair = mean_over(grid, (i, j)) - mu - main[i][:, None] - main[j][None, :]
+        out[(i, j)] = float(np.sum(np.outer(w[i], w[j]) * pair**2))
     return out
 
 
@@ -185,17 +255,30 @@ def grid_fanova(
     return _forest_terms(codes, sizes, y, n_trees, max_depth, seed)
 
 
-def _forest_terms(codes: np.ndarray, sizes: list[int], y: np.ndarray, n_trees: int,
-                  max_depth: int, seed: int) -> pd.Series:
-    """:func:`grid_fanova` on given grid codes (the grid's shape fixed by ``sizes``)."""
+def _fit_forest(codes: np.ndarray, y: np.ndarray, n_trees: int, max_depth: int,
+                seed: int) -> Any:
+    """The random forest of the fANOVA model (Optuna's settings) on the grid codes."""
     from sklearn.ensemble import RandomForestRegressor
 
     forest = RandomForestRegressor(
         n_estimators=n_trees, max_depth=max_depth, min_samples_split=2, min_samples_leaf=1,
         random_state=seed,
     )
-    forest.fit(codes + 0.5, y)
+    return forest.fit(codes + 0.5, y)
+
+
+def _forest_terms(codes: np.ndarray, sizes: list[int], y: np.ndarray, n_trees: int,
+                  max_depth: int, seed: int) -> pd.Series:
+    """:func:`grid_fanova` on given grid codes (the grid's shape fixed by ``sizes``)."""
+    return _terms(_fit_forest(codes, y, n_trees, max_depth, seed), sizes)
+
+
+def _terms(forest: Any, sizes: list[int], weights: list[np.ndarray] | None = None
+           ) -> pd.Series:
+    """Single and pair importances of a fitted forest on the full grid, the grid's values
+    weighted by ``weights`` (:func:`coding_weights`; uniform when None)."""
     grid = np.array(list(itertools.product(*[range(k) for k in sizes])), dtype=float) + 0.5
+    full = None if weights is None else functools.reduce(np.multiply.outer, weights)
     sums: dict[tuple[int, ...], list[float]] = {}
     for tree in forest.estimators_:
         pred = tree.predict(grid).reshape(sizes)
@@ -203,8 +286,12 @@ def _forest_terms(codes: np.ndarray, sizes: list[int], y: np.ndarray, n_trees: i
         # its leaf means; such trees carry no variance to decompose and are skipped.
         if np.ptp(pred) <= 1e-9 * max(1.0, float(np.abs(pred).max())):
             continue
-        total = float(pred.var())
-        for key, v in _grid_decomposition(pred).items():
+        if full is None:
+            dec, total = _grid_decomposition(pred), float(pred.var())
+        else:
+            dec = _grid_decomposition(pred, weights)
+            total = float(np.sum(full * (pred - np.sum(full * pred)) ** 2))
+        for key, v in dec.items():
             sums.setdefault(key, []).append(v / total)
     if not sums:
         raise ValueError("every tree is constant: y has no variance to decompose")
@@ -323,3 +410,71 @@ def rank_gap(importances: pd.DataFrame | pd.Series, term: str, k: int = 1) -> np
     others = [c for c in frame.columns if c != term and (" x " in c) == pair]
     kth = -np.sort(-frame[others].to_numpy(dtype=float), axis=1)[:, k - 1]
     return np.asarray(frame[term].to_numpy(dtype=float) - kth)
+
+
+def importance_readings(
+    task: str,
+    term: str = "bpe",
+    fractions: tuple[float, ...] = (0.01, 0.05, 0.1, 0.25, 0.5),
+    n_trees: int = 64,
+    max_depth: int = 64,
+    seed: int = 0,
+) -> pd.DataFrame:
+    """Where ``term`` (a hyperparameter) ranks under other readings of "importance".
+
+    One random forest per subset of models (``n_trees``, ``max_depth``, ``seed``, as
+    :func:`grid_fanova`); the readings:
+
+    * fANOVA over all models with the grid coded by value index (the chapter's), by upstream's
+      ``.hyps_scaled`` coding and by the raw values (:func:`coding_weights`: the coding decides
+      how much of the integration range each value owns);
+    * fANOVA of BLEU capped at the top ``f`` quantile (:func:`capped_bleu`) for every ``f`` of
+      ``fractions``: the "top models" analyses;
+    * the forest's impurity importance and the permutation importance (``sklearn``, 10
+      repeats) over all models: random-forest importances instead of fANOVA;
+    * two model-free spreads over the values of each hyperparameter: of the mean BLEU (all
+      models) and of the best BLEU (what the *best* model with each value reaches).
+
+    Returns
+    -------
+    DataFrame
+        One row per reading: ``models`` (all / top f), ``measure``, ``term`` value, its
+        ``rank`` among the six hyperparameters, and the ``first`` hyperparameter with its value.
+    """
+    from sklearn.inspection import permutation_importance
+
+    if term not in HYPERPARAMETERS:
+        raise ValueError(f"unknown hyperparameter {term!r}; valid: {', '.join(HYPERPARAMETERS)}")
+    table = load_table(check_tasks([task])[0])
+    codes, sizes = grid_codes(table.configs)
+    y = table.bleu
+    rows: list[tuple[str, str, pd.Series]] = []
+    forest = _fit_forest(codes, y, n_trees, max_depth, seed)
+    for coding in CODINGS:
+        w = None if coding == "index" else coding_weights(table.configs, coding, table.scaled)
+        terms = _terms(forest, sizes, w)
+        rows.append(("all", f"fANOVA, {coding} coding", terms[list(HYPERPARAMETERS)]))
+    for f in fractions:
+        yc = capped_bleu(y, f)
+        if np.ptp(yc) == 0.0:
+            continue
+        terms = _forest_terms(codes, sizes, yc, n_trees, max_depth, seed)
+        rows.append((f"top {100 * f:g} %", "fANOVA, index coding",
+                     terms[list(HYPERPARAMETERS)]))
+    rows.append(("all", "random-forest impurity importance",
+                 pd.Series(forest.feature_importances_, index=list(HYPERPARAMETERS))))
+    perm = permutation_importance(forest, codes + 0.5, y, n_repeats=10, random_state=seed)
+    rows.append(("all", "permutation importance (BLEU variance lost)",
+                 pd.Series(perm.importances_mean, index=list(HYPERPARAMETERS))))
+    frame = table.configs.loc[:, list(HYPERPARAMETERS)].assign(bleu=y)
+    for label, how in (("all", "mean"), ("best per value", "max")):
+        spread = pd.Series({h: float(np.ptp(frame.groupby(h)["bleu"].agg(how).to_numpy()))
+                            for h in HYPERPARAMETERS})
+        rows.append((label, f"spread of the {how} BLEU over the values (BLEU)", spread))
+    out = []
+    for models, measure, s in rows:
+        order = list(s.sort_values(ascending=False).index)
+        out.append({"models": models, "measure": measure, "value": float(s[term]),
+                    "rank": order.index(term) + 1, "first": DISPLAY_NAMES[order[0]],
+                    "first's value": float(s[order[0]])})
+    return pd.DataFrame(out)

@@ -15,11 +15,16 @@ genetic as ga; ga.ga_study(...)``):
 * :mod:`nmthpo.studies.genetic_study` -- Tables 2-4 (:func:`ga_study`, :class:`GAStudy`) and
   the paper's values (:data:`PAPER_GA` ...);
 * :mod:`nmthpo.studies.genetic_rules` -- which counting rule fits Tables 2 and 3
-  (:func:`baseline_rule_table`, :func:`ga_rule_table`);
+  (:func:`baseline_rule_table`, :func:`ga_rule_table`, and with ten times the trials
+  :func:`long_rule_table`);
 * this module -- Section 5's variants (:func:`variant_table`), the fair count
   (:func:`fair_comparison`), the cell-by-cell reading of the paper's tables
-  (:func:`paper_comparison`), the GA in Table 3's protocol (:func:`protocol_comparison`) and
-  the cache of the slow tables (:func:`cached_table`).
+  (:func:`paper_comparison`), the GA in Table 3's protocol (:func:`protocol_comparison`),
+  the cache of the slow tables (:func:`cached_table`) and the tables as the chapter prints
+  them, every number through :func:`nmthpo.engine.numbers.fmt` (:func:`for_reading`,
+  :func:`cells_for_reading`, :func:`trials_for_reading`, :func:`protocol_for_reading`).
+
+The chapter's claims (records) are in :mod:`nmthpo.studies.genetic_claims`.
 """
 
 from __future__ import annotations
@@ -44,17 +49,23 @@ from nmthpo.studies.genetic_baseline import baseline_counts, baseline_expectatio
 from nmthpo.studies.genetic_rules import (
     BASELINE_RULES,
     GA_RULE_ALTERNATIVES,
+    LONG_FACTOR,
+    LONG_RULES,
     baseline_rule_table,
     ga_rule_table,
+    long_rule_table,
+    paper_sigma,
 )
 from nmthpo.studies.genetic_simulation import MAX_CYCLES, GARules, Uniforms, ga_count
 from nmthpo.studies.genetic_study import (
     FAIR_RULES,
     PAPER_BASELINE,
     PAPER_BASELINE_TRIALS,
+    PAPER_COUNTS,
     PAPER_DIFFERENCE,
     PAPER_GA,
     PAPER_GA_TRIALS,
+    PAPER_ITERATIONS,
     GAStudy,
     StudyRules,
     ga_studies,
@@ -64,14 +75,16 @@ from nmthpo.studies.genetic_study import (
 
 __all__ = [
     # the chapter's tables (this module)
-    "GA_CACHE_VERSION", "VARIANTS", "cached_table", "fair_comparison", "paper_comparison",
-    "protocol_comparison", "variant_table",
+    "GA_CACHE_VERSION", "VARIANTS", "cached_table", "cells_for_reading", "fair_comparison",
+    "for_reading", "paper_comparison", "paper_text", "protocol_comparison",
+    "protocol_for_reading", "trials_for_reading", "variant_table",
     # re-exported from the modules above
-    "BASELINE_RULES", "FAIR_RULES", "GA_RULE_ALTERNATIVES", "MAX_CYCLES", "PAPER_BASELINE",
-    "PAPER_BASELINE_TRIALS", "PAPER_DIFFERENCE", "PAPER_GA", "PAPER_GA_TRIALS", "GARules",
+    "BASELINE_RULES", "FAIR_RULES", "GA_RULE_ALTERNATIVES", "LONG_FACTOR", "LONG_RULES",
+    "MAX_CYCLES", "PAPER_BASELINE", "PAPER_BASELINE_TRIALS", "PAPER_COUNTS",
+    "PAPER_DIFFERENCE", "PAPER_GA", "PAPER_GA_TRIALS", "PAPER_ITERATIONS", "GARules",
     "GAStudy", "GeneSpace", "StudyRules", "Uniforms", "baseline_counts", "baseline_expectation",
     "baseline_rule_table", "ga_count", "ga_rule_table", "ga_studies", "ga_study",
-    "initial_populations",
+    "initial_populations", "long_rule_table", "paper_sigma",
     "mutation_candidates", "one_point_crossover", "roulette", "selection_probabilities",
     "two_point_crossover", "weakest_index",
 ]
@@ -176,13 +189,14 @@ def paper_comparison(study: GAStudy, which: str, k: float = 1.96) -> pd.DataFram
     beside the paper's with its standard error (``se``), ``z`` = (paper - ours) / sigma, the
     interval ``ours -/+ k sigma`` (columns ``"95% CI low"``, ``"95% CI high"``; the label
     is the interval's normal coverage ``2 Phi(k) - 1`` rounded to a percent: 95 % for the
-    default ``k = 1.96`` and for ``k = 2``) and ``verdict``: ``reproduced`` if the paper's
-    value lies in the interval, ``not reproduced`` if not, ``not testable`` without a paper
-    value (:func:`nmthpo.engine.stats.covers_verdict`). Because both the paper's value and ours
-    are simulation means under (we assume) the same rules and spread, sigma is
-    ``sqrt(2) * se``: the interval is where a second simulation of our rules, like the paper's,
-    lands with that probability. For the difference the paired standard error is used (the GA
-    and the baseline share initial populations).
+    default ``k = 1.96`` and for ``k = 2``) and ``verdict``: the one rule of the book
+    (:class:`nmthpo.engine.claims.Covers`): ``reproduced`` if the paper's value lies in the
+    interval, ``not reproduced`` if not, ``not testable`` without a paper value. Because both
+    the paper's value and ours are simulation means under (we assume) the same rules and
+    spread, sigma is :func:`paper_sigma` (``sqrt(2) * se`` when we simulate as many counts as
+    the paper): the interval is where a simulation of our rules as large as the paper's lands
+    with that probability. For the difference the paired standard error is used (the GA and
+    the baseline share initial populations).
     """
     if which not in ("ga", "baseline", "difference"):
         raise ValueError(f"which must be 'ga', 'baseline' or 'difference', got {which!r}")
@@ -200,12 +214,13 @@ def paper_comparison(study: GAStudy, which: str, k: float = 1.96) -> pd.DataFram
         if which != "difference":
             ptr = paper_trials[which].get(m)
             per_trial_se = counts.std(ddof=1) / sqrt(counts.shape[1])
+            sigma_t = paper_sigma(per_trial_se, counts.shape[1], PAPER_ITERATIONS)
             zt = []
             for t in range(counts.shape[0]):
                 row[f"trial {t + 1}"] = float(counts[t].mean())
                 pv = ptr[t] if ptr is not None and t < len(ptr) else np.nan
                 row[f"trial {t + 1} paper"] = pv
-                zt.append((pv - counts[t].mean()) / (sqrt(2) * per_trial_se))
+                zt.append((pv - counts[t].mean()) / sigma_t)
             row["se trial"] = float(per_trial_se)
             row["paper sd trial"] = float(np.std(ptr, ddof=1)) if ptr is not None and \
                 len(ptr) > 1 else np.nan
@@ -214,9 +229,10 @@ def paper_comparison(study: GAStudy, which: str, k: float = 1.96) -> pd.DataFram
         avg = float(counts.mean())
         se = float(counts.std(ddof=1) / sqrt(counts.size))
         paper = paper_avg[which].get(m, np.nan)
-        z = (paper - avg) / (sqrt(2) * se)
+        sigma = paper_sigma(se, counts.size)
+        z = (paper - avg) / sigma
         row.update({"average": avg, "paper": paper, "se": se, "z": z,
-                    **_ga_interval_verdict(avg, sqrt(2) * se, paper, k)})
+                    **_ga_interval_verdict(avg, sigma, paper, k)})
         rows.append(row)
     return pd.DataFrame(rows).set_index("init_pop")
 
@@ -225,11 +241,13 @@ def _ga_interval_verdict(ours: float, sigma: float, paper: float, k: float) -> d
     """``ours -/+ k sigma`` under its coverage label, and whether it covers the paper's value."""
     from scipy.stats import norm
 
-    from nmthpo.engine.stats import covers_verdict
+    from nmthpo.engine.claims import Covers, Estimate
 
     label = f"{2 * norm.cdf(k) - 1:.0%} CI"
     lo, hi = ours - k * sigma, ours + k * sigma
-    return {f"{label} low": lo, f"{label} high": hi, "verdict": covers_verdict(lo, hi, paper)}
+    verdict = ("not testable" if not np.isfinite(paper) else
+               Covers(float(paper)).judge(Estimate(ours, lo, hi, quantity="evaluations"))[0])
+    return {f"{label} low": lo, f"{label} high": hi, "verdict": verdict}
 
 
 def protocol_comparison(
@@ -271,7 +289,12 @@ def protocol_comparison(
 GA_CACHE_VERSION = 1
 
 _CACHEABLE: dict[str, Callable[..., pd.DataFrame]] = {
-    "variants": variant_table, "rules": ga_rule_table,
+    "variants": variant_table, "rules": ga_rule_table, "long": long_rule_table,
+}
+#: The default set each kind enters its key with (by content, so editing it invalidates).
+_DEFAULT_SETS: dict[str, tuple[str, Mapping[str, Any]]] = {
+    "variants": ("variants", VARIANTS), "rules": ("alternatives", GA_RULE_ALTERNATIVES),
+    "long": ("alternatives", LONG_RULES),
 }
 
 
@@ -287,8 +310,8 @@ def _table_problem(kind: str, args: Mapping[str, Any], frame: pd.DataFrame) -> s
     """What is wrong with a cached ``kind`` table for the parameters ``args``, or ``None``.
 
     The rows must be the variants (plus ``baseline``) or the rules asked for, in order, the
-    columns those of each initial size (:func:`variant_table`, :func:`ga_rule_table`), and
-    every average a finite count >= 0.
+    columns those of each initial size (:func:`variant_table`, :func:`ga_rule_table`,
+    :func:`long_rule_table`), and every average a finite count >= 0.
     """
     sizes = [str(int(m)) for m in args["init_pops"]]
     if kind == "variants":
@@ -311,7 +334,8 @@ def _table_problem(kind: str, args: Mapping[str, Any], frame: pd.DataFrame) -> s
 def cached_table(
     kind: str, cache_dir: Any = None, use_cache: bool = True, **params: Any
 ) -> pd.DataFrame:
-    """:func:`variant_table` (``kind="variants"``) or :func:`ga_rule_table` (``"rules"``), cached.
+    """:func:`variant_table` (``kind="variants"``), :func:`ga_rule_table` (``"rules"``) or
+    :func:`long_rule_table` (``"long"``), cached.
 
     The frame is stored as Parquet in ``cache_dir`` (default
     :func:`nmthpo.engine.cache.cache_for` ``("ga", ...)``: the book's ``results/ga`` when it
@@ -319,8 +343,9 @@ def cached_table(
     ``<kind>__<key>.parquet`` with a JSON sidecar of its parameters and checksum
     (:func:`nmthpo.engine.cache.write_checked`); the key hashes ``kind``,
     every parameter of the function (defaults filled in, so ``cached_table("variants")`` and
-    ``cached_table("variants", iterations=1000)`` share a file; the default :data:`VARIANTS` and
-    :data:`GA_RULE_ALTERNATIVES` enter by content) and :data:`GA_CACHE_VERSION`.
+    ``cached_table("variants", iterations=1000)`` share a file; the default :data:`VARIANTS`,
+    :data:`GA_RULE_ALTERNATIVES` and :data:`LONG_RULES` enter by content) and
+    :data:`GA_CACHE_VERSION`.
     A missing file is computed and written atomically (temporary file, then rename); a present
     one is reused only if its sidecar records these parameters and its checksum matches (the
     book's ``results/ga``, written before checksums, is accepted without one) and its rows and
@@ -330,7 +355,7 @@ def cached_table(
     the frame and neither reads nor writes a file (e.g. a notebook's smoke setting).
     ``jobs`` (worker processes, see :func:`ga_studies`) is not part of the key. The
     full-size variant table takes minutes (the generational variant dominates), the rule
-    table about a minute.
+    table one or two, the long table (two rules, ten times the trials) about as long.
     """
     import inspect
     from pathlib import Path
@@ -350,9 +375,9 @@ def cached_table(
     # ``jobs`` says how to compute, not what: it is not part of the key
     args = _jsonable({k: v for k, v in bound.arguments.items() if k != "jobs"})
     # a default set of variants/rules enters the key by content, so editing it invalidates
-    for name, default in (("variants", VARIANTS), ("alternatives", GA_RULE_ALTERNATIVES)):
-        if name in args and args[name] is None:
-            args[name] = _jsonable(default)
+    name, default = _DEFAULT_SETS[kind]
+    if args.get(name) is None:
+        args[name] = _jsonable(default)
     payload = {"kind": kind, "params": args, "version": GA_CACHE_VERSION}
     filename = f"{kind}__{key(payload)}.parquet"
     path = Path(cache_dir if cache_dir is not None else cache_for("ga", filename)) / filename
@@ -367,3 +392,93 @@ def cached_table(
         raise RuntimeError(f"{func.__name__} computed a bad table ({why}); not cached")
     write_checked(path, lambda p: frame.to_parquet(p), payload)
     return frame
+
+
+# -- the tables as the chapter prints them (every number through the one formatter) ------------
+def paper_text(value: float) -> str:
+    """One of the paper's numbers as its tables print it (three decimals), ``-`` if absent."""
+    return "-" if value is None or not np.isfinite(value) else f"{value:.3f}"
+
+
+def for_reading(frame: pd.DataFrame, quantities: Mapping[str, str],
+                default: str | None = None) -> pd.DataFrame:
+    """``frame`` with each column in ``quantities`` printed by :func:`fmt` as that quantity.
+
+    Columns not named are formatted as ``default`` when it is given and they are numeric, and
+    left as they are otherwise (text, verdicts).
+    """
+    from nmthpo.engine.numbers import fmt
+
+    out = frame.copy().astype(object)
+    for col in frame.columns:
+        q = quantities.get(str(col), default)
+        if q is None or not pd.api.types.is_numeric_dtype(frame[col]):
+            continue
+        out[col] = [fmt(v, q) for v in frame[col]]
+    return out
+
+
+def cells_for_reading(comparison: pd.DataFrame) -> pd.DataFrame:
+    """:func:`paper_comparison` as the chapter prints it: one row per initial size.
+
+    Columns: the paper's value (as printed), ours with the interval of the comparison
+    (``mean [low, high]``), ``se``, ``z`` and the verdict of the cell.
+    """
+    from nmthpo.engine.numbers import fmt, fmt_interval
+
+    lo_col, hi_col = [c for c in comparison.columns if str(c).endswith(("CI low", "CI high"))]
+    label = lo_col[: -len(" low")]
+    rows = {m: {"paper": paper_text(r["paper"]),
+                f"ours [{label}]": fmt_interval(r["average"], r[lo_col], r[hi_col],
+                                                "evaluations"),
+                "se": fmt(r["se"]), "z": fmt(r["z"]), "verdict": r["verdict"]}
+            for m, r in comparison.iterrows()}
+    out = pd.DataFrame.from_dict(rows, orient="index")
+    out.index.name = "initial population"
+    return out
+
+
+def trials_for_reading(comparison: pd.DataFrame) -> pd.DataFrame:
+    """The per-trial columns of :func:`paper_comparison` (Tables 2 and 3), printed.
+
+    Per trial: ours and the paper's; then the standard error of one trial's value under our
+    rules (``se trial``), the spread of the paper's trial values (``paper sd trial``) and the
+    largest trial z.
+    """
+    from nmthpo.engine.numbers import fmt
+
+    trials = [c for c in comparison.columns if str(c).startswith("trial ")
+              and not str(c).endswith("paper")]
+    out = pd.DataFrame(index=comparison.index)
+    for t in trials:
+        out[f"{t} ours"] = [fmt(v, "evaluations") for v in comparison[t]]
+        out[f"{t} paper"] = [paper_text(v) for v in comparison[f"{t} paper"]]
+    for col in ("se trial", "paper sd trial", "max |z| trial"):
+        out[col] = [fmt(v) for v in comparison[col]]
+    out.index.name = "initial population"
+    return out
+
+
+def protocol_for_reading(per_trial: pd.DataFrame, method: str = "ga",
+                         metric: str = "ftb") -> pd.DataFrame:
+    """:func:`protocol_comparison` printed, the difference with its paired 95 % interval.
+
+    ``other - method`` (positive: ``method`` needs fewer evaluations) with the percentile
+    bootstrap interval over paired trials (:func:`nmthpo.engine.stats.paired_difference`),
+    beside both means and ``z``; every number through :func:`fmt` as evaluations.
+    """
+    from nmthpo.engine.numbers import fmt, fmt_interval
+    from nmthpo.engine.stats import paired_difference
+
+    comp = protocol_comparison(per_trial, method, metric)
+    wide = per_trial.pivot_table(index=["task", "trial"], columns="method", values=metric,
+                                 sort=False)
+    rows = []
+    for (task, other), r in comp.iterrows():
+        pair = wide.loc[task][[method, other]].dropna()
+        d = paired_difference(pair[other].to_numpy(float), pair[method].to_numpy(float))
+        rows.append({"task": task, "vs": other, method: fmt(r[method], "evaluations"),
+                     "other": fmt(r["other"], "evaluations"),
+                     f"other − {method} [95% CI]": fmt_interval(*d, "evaluations"),
+                     "z": fmt(r["z"])})
+    return pd.DataFrame(rows).set_index(["task", "vs"])

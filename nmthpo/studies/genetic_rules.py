@@ -3,7 +3,13 @@
 The paper leaves its counting rules open (see :mod:`nmthpo.studies.genetic_simulation`).
 :func:`baseline_rule_table` tests each candidate rule of the random baseline against Table 3
 exactly (closed form, no simulation); :func:`ga_rule_table` simulates the GA under the pinned
-rules and one change at a time and tests each against Table 2.
+rules and one change at a time and tests each against Table 2; :func:`long_rule_table` does the
+same for :data:`LONG_RULES` with ten times the paper's trials (the m = 25 experiment).
+
+Both the paper's averages and ours are simulation means. A cell's z is (paper - ours) / sigma
+with sigma = sqrt(se_ours^2 + sd^2 / N_paper) (:func:`paper_sigma`): our standard error and the
+one the paper's mean of ``N_paper`` = 3 x 1000 counts has under the same rules (``sqrt(2) se``
+when we simulate as many counts as the paper).
 """
 
 from __future__ import annotations
@@ -18,11 +24,13 @@ from nmthpo.studies.genetic_baseline import baseline_expectation
 from nmthpo.studies.genetic_study import (
     PAPER_BASELINE,
     PAPER_BASELINE_TRIALS,
+    PAPER_COUNTS,
     PAPER_GA,
     ga_studies,
 )
 
-__all__ = ["BASELINE_RULES", "GA_RULE_ALTERNATIVES", "baseline_rule_table", "ga_rule_table"]
+__all__ = ["BASELINE_RULES", "GA_RULE_ALTERNATIVES", "LONG_FACTOR", "LONG_RULES",
+           "baseline_rule_table", "ga_rule_table", "long_rule_table", "paper_sigma"]
 
 
 #: Candidate counting rules of the random baseline (Section 4.2): name -> (init_replacement,
@@ -44,7 +52,37 @@ GA_RULE_ALTERNATIVES: dict[str, dict[str, Any]] = {
     "distinct initial rows": {"init_replacement": False},
     "initial population tested first": {"check_initial": True},
     "every breeding cycle counted": {"count_duplicates": True},
+    # further readings of the paper's text (see nmthpo.studies.genetic_simulation)
+    "stop test only after an addition": {"stop_test": "addition"},
+    "initial rows not in the history": {"memory": "introduced"},
+    "integer roulette (0 to 100)": {"roulette_draw": "integer"},
+    "distinct parents": {"distinct_parents": True},
+    "stop after an addition, initial rows not in the history": {
+        "stop_test": "addition", "memory": "introduced"},
 }
+
+#: The m = 25 experiment: the pinned rules and the two readings that raise the large
+#: populations' counts together, simulated with :data:`LONG_FACTOR` times the paper's trials.
+LONG_RULES: dict[str, dict[str, Any]] = {
+    "pinned": {},
+    "stop after an addition, initial rows not in the history": {
+        "stop_test": "addition", "memory": "introduced"},
+}
+
+#: Trials of :func:`long_rule_table`, in multiples of the study's.
+LONG_FACTOR = 10
+
+
+def paper_sigma(se: float, n: int, paper_counts: int = PAPER_COUNTS) -> float:
+    """Standard deviation of (paper's mean - our mean) under the same rules.
+
+    ``se`` is our standard error over ``n`` counts; the paper's mean of ``paper_counts``
+    counts has standard error ``sd / sqrt(paper_counts)`` with ``sd = se * sqrt(n)``.
+
+    >>> round(paper_sigma(1.0, 3000), 4)  # as many counts as the paper: sqrt(2) se
+    1.4142
+    """
+    return sqrt(se**2 + se**2 * n / paper_counts)
 
 
 def _paper_sizes(init_pops: Sequence[int]) -> tuple[int, ...]:
@@ -121,7 +159,7 @@ def ga_rule_table(
     Each entry of :data:`GA_RULE_ALTERNATIVES` (or ``alternatives``: name -> keyword overrides
     of :func:`ga_study`) is simulated (``iterations * trials`` counts per size, the study's
     seeds). Columns per size ``m``: the average (``"m"``) and ``"m z"`` = (paper - ours) /
-    ``sqrt(2) * se``, the difference of two independent simulations of the same rules (the
+    :func:`paper_sigma`, the difference of two independent simulations of the same rules (the
     paper's run and ours, assumed to have the same spread); then ``chi2`` (sum of squared z)
     with ``dof`` (number of sizes) and its p-value ``p``. ``jobs`` worker processes simulate
     the rules (:func:`nmthpo.studies.genetic_study.ga_studies`: the same table as one).
@@ -138,10 +176,33 @@ def ga_rule_table(
         row: dict[str, Any] = {"rule": name}
         c2 = 0.0
         for m in sizes:
-            z = (PAPER_GA[m] - avg[m]) / (sqrt(2) * se[m])
+            z = (PAPER_GA[m] - avg[m]) / paper_sigma(se[m], study.ga_counts[m].size)
             row[str(m)] = float(avg[m])
             row[f"{m} z"] = float(z)
             c2 += z**2
         row.update(chi2=c2, dof=len(sizes), p=float(chi2_dist.sf(c2, len(sizes))))
         rows.append(row)
     return pd.DataFrame(rows).set_index("rule")
+
+
+def long_rule_table(
+    task: str = "ja-en",
+    target: float = 16.0,
+    init_pops: Sequence[int] = (5, 10, 15, 20, 25),
+    iterations: int = 1000,
+    trials: int = 3,
+    seed: int = 0,
+    factor: int = LONG_FACTOR,
+    alternatives: Mapping[str, Mapping[str, Any]] | None = None,
+    jobs: int = 1,
+) -> pd.DataFrame:
+    """:func:`ga_rule_table` of :data:`LONG_RULES` with ``factor`` times the trials.
+
+    The first ``trials`` trials are the study's own (a cell depends only on seed, trial, size
+    and rules); the others continue them. With many more counts than the paper's, a cell's z
+    is dominated by the paper's own noise (:func:`paper_sigma`).
+    """
+    if isinstance(factor, bool) or int(factor) != factor or factor < 1:
+        raise ValueError(f"factor must be an integer >= 1, got {factor!r}")
+    return ga_rule_table(task, target, init_pops, iterations, trials * int(factor), seed,
+                         LONG_RULES if alternatives is None else alternatives, jobs)

@@ -35,18 +35,33 @@ Counting rules the paper leaves open, pinned down by its Tables 2-3 (every one i
   (it is then discarded);
 * ``memory="history"`` -- an individual that has *ever* been in the population is not added
   again (Section 2: "already been in the population"); ``"population"`` checks only the current
-  population;
+  population; ``"introduced"`` checks the current population and the individuals introduced
+  by the GA (Section 3.3's "List of all the individuals that have been introduced to the
+  population" read as not holding the initial population: an initial individual replaced
+  earlier may be bred again and counts);
 * ``count_mutants="new"`` -- a mutation that puts a never-seen individual into the population
   counts as an addition (``"none"``: mutations never count; ``"all"``: every mutation counts);
 * ``mutation_draw="value"`` -- the new gene value is uniform over the values present in the
   data (``"row"``: the value of a uniformly random row, i.e. frequency-weighted);
 * ``check_initial=False`` -- the GA tests the stop rule after each breeding cycle only, so an
   initial population that already holds a target still breeds (and counts) one offspring; the
-  baseline does test its initial population (its closed form requires it).
+  baseline does test its initial population (its closed form requires it);
+* ``stop_test="cycle"`` -- the stop rule is tested after every breeding cycle; ``"addition"``
+  tests it only after a cycle that added (counted) an individual, as the paper's flowchart
+  draws it ("Add Individual" -> "Check if target is reached"; an invalid individual loops back
+  to selection);
+* ``roulette_draw="uniform"`` -- the roulette wheel is spun with a uniform number;
+  ``"integer"`` spins it as Section 3.3 describes, with "a random integer value from 0 to 100"
+  against the individuals' cumulative percentages (the first individual whose range the
+  integer lies below; 100 itself falls to the last individual);
+* ``distinct_parents=False`` -- the two spins are independent; ``True`` re-spins the second
+  until it picks an individual other than the first.
 
 These were chosen by the fit to Table 2 over the grid memory x count_mutants x mutation_draw x
 init_replacement x check_initial (``count_duplicates=True``, counting every breeding cycle,
-gives 127 individuals for m = 5 and was rejected at once).
+gives 127 individuals for m = 5 and was rejected at once). ``stop_test``, ``roulette_draw``,
+``distinct_parents`` and ``memory="introduced"`` are further readings of the paper's text,
+tried against Table 2's large populations (:data:`~nmthpo.studies.genetic_rules.LONG_RULES`).
 
 Other choices the paper leaves open (documented, not parameters): the two roulette spins are
 independent (the same individual may be drawn twice; the clone offspring is then a duplicate and
@@ -133,6 +148,9 @@ class GARules:
     weighted_replacement: bool = False
     two_point: bool = False
     generational: bool = False
+    stop_test: str = "cycle"
+    roulette_draw: str = "uniform"
+    distinct_parents: bool = False
 
     def validate(self) -> GARules:
         """Return ``self`` if every rule has a valid value, else raise a ValueError naming it."""
@@ -143,8 +161,14 @@ class GARules:
                              f"{self.count_mutants!r}")
         if self.mutation_draw not in ("row", "value"):
             raise ValueError(f"mutation_draw must be 'row' or 'value', got {self.mutation_draw!r}")
-        if self.memory not in ("history", "population"):
-            raise ValueError(f"memory must be 'history' or 'population', got {self.memory!r}")
+        if self.memory not in ("history", "population", "introduced"):
+            raise ValueError(f"memory must be 'history', 'population' or 'introduced', got "
+                             f"{self.memory!r}")
+        if self.stop_test not in ("cycle", "addition"):
+            raise ValueError(f"stop_test must be 'cycle' or 'addition', got {self.stop_test!r}")
+        if self.roulette_draw not in ("uniform", "integer"):
+            raise ValueError(f"roulette_draw must be 'uniform' or 'integer', got "
+                             f"{self.roulette_draw!r}")
         return self
 
 
@@ -193,20 +217,28 @@ def ga_count(
     if rules.generational:
         return _generational(space, pop, fit, count, target, u, rules, trace)
     fitness_of = space.fitness
-    seen = set(pop)
+    # the individuals an offspring must not repeat (besides, for "introduced", the population)
+    seen = set() if rules.memory == "introduced" else set(pop)
     d = space.n_genes
     cols = _mutation_pools(space, rules.mutation_draw)
     n = space.n_rows
     rate = rules.mutation_rate
     history = rules.memory == "history"
+    introduced = rules.memory == "introduced"
+    after_addition = rules.stop_test == "addition"
+    spin = _integer_roulette if rules.roulette_draw == "integer" else roulette
     for _ in range(MAX_CYCLES):
+        before = count
         weakest = _replaced_index(fit, u, rules.weighted_replacement)
         if rules.mutation_before_selection and u() < rate:
             count += _mutate(pop, fit, weakest, seen, fitness_of, cols, n, u, rules)
         if sum(fit) <= 0:  # only possible if mutations zeroed every individual
             i, j = u.integer(len(pop)), u.integer(len(pop))
         else:
-            i, j = roulette(fit, u()), roulette(fit, u())
+            i, j = spin(fit, u()), spin(fit, u())
+            if rules.distinct_parents and sum(f > 0 for f in fit) > 1:
+                while j == i:
+                    j = spin(fit, u())
         i, j = fitter_first(i, j, fit)
         p1, p2 = pop[i], pop[j]
         child = _crossover(p1, p2, rules.two_point, u, d)
@@ -214,6 +246,8 @@ def ga_count(
             count += _mutate(pop, fit, weakest, seen, fitness_of, cols, n, u, rules)
         if history:
             new = child not in seen
+        elif introduced:
+            new = child not in seen and child not in pop
         else:
             new = child not in pop
         if new:
@@ -229,9 +263,29 @@ def ga_count(
             count += 1
         if trace is not None:
             trace.append(list(pop))
-        if max(fit) >= target:
+        if max(fit) >= target and (count > before or not after_addition):
             return count
     raise RuntimeError(f"the GA did not reach {target} within {MAX_CYCLES} breeding cycles")
+
+
+def _integer_roulette(fit: Sequence[float], u: float) -> int:
+    """Section 3.3's wheel: an integer ``r`` uniform on ``0..100`` against cumulative percentages.
+
+    The first individual whose cumulative percentage exceeds ``r`` is picked (individuals of
+    fitness 0 have an empty range); ``r = 100`` lies at or above the last range and picks the
+    last individual of positive fitness.
+    """
+    total = float(sum(fit))
+    r = min(int(u * 101), 100)
+    acc = 0.0
+    last = 0
+    for i, f in enumerate(fit):
+        if f > 0:
+            acc += 100.0 * f / total
+            last = i
+            if r < acc:
+                return i
+    return last
 
 
 def _replaced_index(fit: list[float], u: Uniforms, weighted: bool) -> int:
@@ -253,7 +307,7 @@ def _mutate(
     k = k if k < weakest else k + 1
     g = u.integer(len(cols))
     child = mutate(pop[k], g, cols[g][u.integer(len(cols[g]))])
-    new = child not in seen
+    new = child not in seen and (rules.memory != "introduced" or child not in pop)
     f = fitness_of.get(child, 0.0)
     pop[k] = child
     fit[k] = f

@@ -24,14 +24,18 @@ from nmthpo.studies.genetic_baseline import baseline_counts
 from nmthpo.studies.genetic_simulation import GARules, Uniforms, ga_count
 
 __all__ = [
-    "FAIR_RULES", "PAPER_BASELINE", "PAPER_BASELINE_TRIALS", "PAPER_DIFFERENCE", "PAPER_GA",
-    "PAPER_GA_TRIALS", "GAStudy", "StudyRules", "ga_studies", "ga_study", "initial_populations",
+    "FAIR_RULES", "PAPER_BASELINE", "PAPER_BASELINE_TRIALS", "PAPER_COUNTS", "PAPER_DIFFERENCE",
+    "PAPER_GA", "PAPER_GA_TRIALS", "PAPER_ITERATIONS", "GAStudy", "StudyRules", "ga_studies",
+    "ga_study", "initial_populations",
 ]
 
 #: The paper's results (Ganapathy 2020, Tables 2-4): initial population size -> value.
 PAPER_GA: dict[int, float] = {5: 20.071, 10: 20.714, 15: 23.794, 20: 27.614, 25: 31.463}
 PAPER_BASELINE: dict[int, float] = {5: 21.425, 10: 23.116, 15: 25.671, 20: 28.330, 25: 31.598}
 PAPER_DIFFERENCE: dict[int, float] = {5: 1.354, 10: 2.402, 15: 1.877, 20: 0.716, 25: 0.135}
+#: Counts behind each of the paper's averages: 3 trials of 1000 iterations (Section 4).
+PAPER_ITERATIONS = 1000
+PAPER_COUNTS = 3 * PAPER_ITERATIONS
 #: Per-trial values of Tables 2 and 3 (trials 1-3).
 PAPER_GA_TRIALS: dict[int, tuple[float, float, float]] = {
     5: (20.056, 19.91, 20.247), 10: (21.011, 20.739, 20.392), 15: (23.91, 23.933, 23.54),
@@ -185,6 +189,9 @@ def ga_study(
     weighted_replacement: bool = False,
     two_point: bool = False,
     generational: bool = False,
+    stop_test: str = "cycle",
+    roulette_draw: str = "uniform",
+    distinct_parents: bool = False,
     run_baseline: bool = True,
 ) -> GAStudy:
     """Ganapathy (2020) Tables 2-4: GA and random baseline counts on one table.
@@ -192,7 +199,9 @@ def ga_study(
     Iteration ``i`` of trial ``t`` for initial size ``m`` starts GA and baseline from the same
     initial population, drawn from ``default_rng([seed, t, m, 0])``; the GA uses
     ``default_rng([seed, t, m, 1])`` and the baseline ``default_rng([seed, t, m, 2])``, so a
-    cell depends only on (seed, trial, size, rules). Keyword flags: see the module docstring.
+    cell depends only on (seed, trial, size, rules). Keyword flags: the counting rules and
+    variants of :class:`~nmthpo.studies.genetic_simulation.GARules` (documented in
+    :mod:`nmthpo.studies.genetic_simulation`).
 
     Raises
     ------
@@ -224,7 +233,8 @@ def ga_study(
                 count_duplicates=count_duplicates, check_initial=check_initial,
                 mutation_before_selection=mutation_before_selection,
                 weighted_replacement=weighted_replacement, two_point=two_point,
-                generational=generational).validate(),
+                generational=generational, stop_test=stop_test, roulette_draw=roulette_draw,
+                distinct_parents=distinct_parents).validate(),
     )
     is_hit = table.bleu >= target
     ga: dict[int, np.ndarray] = {}

@@ -19,6 +19,11 @@ arm starts from the same three rows), intervals from :mod:`nmthpo.engine.stats`:
 4. **The k rule** (footnote 12) against k chosen by "initial tuning" read as leave-one-task-out
    tuning (:func:`k_loto`), and the k sweep with intervals (:func:`k_sweep`).
 
+These are our experiments, not claims of the paper: the chapter shows their counts
+(:func:`best_pairs`, :func:`loto_pairs` with
+:func:`nmthpo.engine.claims.win_count_interval`) as *findings*
+(:mod:`nmthpo.studies.single_objective_claims`), never as verdicts.
+
 The runs are the grids ``gd_*`` of :mod:`nmthpo.studies.grids` (``results/graph_discrepancy``)
 plus the Table 3 grid ``single``, ``graph_k`` and ``eif_text`` (their first trials).
 """
@@ -33,14 +38,8 @@ import numpy as np
 import pandas as pd
 
 from nmthpo.benchmark.tables import load_table
-from nmthpo.engine.stats import (
-    Claim,
-    bootstrap_mean,
-    claims_frame,
-    count_verdict,
-    paired_difference,
-    win_count,
-)
+from nmthpo.engine.numbers import fmt, fmt_interval
+from nmthpo.engine.stats import bootstrap_mean, paired_difference
 from nmthpo.studies.single_objective import (
     GRAPH_K_VALUES,
     graph_settings,
@@ -53,13 +52,21 @@ __all__ = [
     "arm_ftb",
     "arm_intervals",
     "arm_table",
-    "bo_claims",
+    "best_pairs",
     "ei_diagnosis",
     "k_loto",
+    "k_runs",
     "k_sweep",
     "k_table",
+    "diagnosis_table",
+    "diagnosis_values",
+    "discrepancy_values",
     "labelling_change",
-    "loto_verdict",
+    "labelling_values",
+    "loto_pairs",
+    "loto_values",
+    "needle_values",
+    "pairs_note",
     "needle_table",
     "paired_table",
 ]
@@ -140,7 +147,7 @@ def labelling_change(tasks: Sequence[str], trials: int = 100, seed: int = 0,
     """
     from nmthpo.studies.grids import run_one
 
-    rows = []
+    rows, diffs = [], {}
     for task in tasks:
         runs = {("pivot", task): run_one("single", "gb-eif-m", task, trials, seed).frame,
                 ("ties", task): run_one("gd_ties", "gb-eif-m", task, trials, seed,
@@ -150,14 +157,32 @@ def labelling_change(tasks: Sequence[str], trials: int = 100, seed: int = 0,
         b = m[m.method == "ties"].sort_values("trial")
         rec: dict[str, Any] = {"task": task}
         for metric in ("ftb", "ftc"):
-            rec[f"{metric} ties"] = round(float(b[metric].mean()), 1)
-            rec[f"{metric} pivot"] = round(float(a[metric].mean()), 1)
-        rec["ftb pivot - ties"] = _fmt(*paired_difference(a["ftb"].to_numpy(float),
-                                                          b["ftb"].to_numpy(float)))
-        rec["same ftb"] = round(float(np.mean(
-            a["ftb"].to_numpy() == b["ftb"].to_numpy())), 2)
+            rec[f"{metric} ties"] = fmt(float(b[metric].mean()), "evaluations")
+            rec[f"{metric} pivot"] = fmt(float(a[metric].mean()), "evaluations")
+        diffs[task] = paired_difference(a["ftb"].to_numpy(float), b["ftb"].to_numpy(float))
+        rec["ftb pivot - ties"] = _fmt(*diffs[task])
+        rec["same ftb"] = fmt(float(np.mean(a["ftb"].to_numpy() == b["ftb"].to_numpy())),
+                              "fraction")
         rows.append(rec)
-    return pd.DataFrame(rows).set_index("task")
+    out = pd.DataFrame(rows).set_index("task")
+    out.attrs["ftb pivot - ties"] = diffs
+    return out
+
+
+def labelling_values(change: pd.DataFrame, prefix: str = "ch2.pivot") -> dict[str, str]:
+    """The prose's numbers from :func:`labelling_change`: the paired difference pivot - ties
+    on zh-en and so-en (``[95% CI]``), and the largest absolute difference elsewhere."""
+    diffs: dict[str, tuple[float, float, float]] = change.attrs.get("ftb pivot - ties", {})
+    out = {}
+    for t in ("zh-en", "so-en"):
+        if t in diffs:
+            est, lo, hi = diffs[t]
+            out[f"{prefix}.{t}"] = fmt_interval(est, lo, hi, "evaluations")
+        else:
+            out[f"{prefix}.{t}"] = "n/a"
+    rest = [abs(d[0]) for t, d in diffs.items() if t not in ("zh-en", "so-en")]
+    out[f"{prefix}.others_max"] = fmt(max(rest) if rest else float("nan"), "evaluations")
+    return out
 
 
 def _values(ftb: pd.DataFrame, arm: str, task: str) -> np.ndarray:
@@ -166,7 +191,8 @@ def _values(ftb: pd.DataFrame, arm: str, task: str) -> np.ndarray:
 
 
 def _fmt(est: float, lo: float, hi: float) -> str:
-    return f"{est:.1f} [{lo:.1f}, {hi:.1f}]"
+    q = "evaluations"
+    return f"{fmt(est, q)} [{fmt(lo, q)}, {fmt(hi, q)}]"
 
 
 def arm_intervals(ftb: pd.DataFrame) -> pd.DataFrame:
@@ -214,33 +240,26 @@ def _best(ftb: pd.DataFrame, arms: Sequence[str], task: str) -> str:
     return min(means, key=lambda a: means[a])
 
 
-def bo_claims(ftb: pd.DataFrame, gb_arms: Sequence[str],
-              bo_sets: Mapping[str, Sequence[str]]) -> pd.DataFrame:
-    """"The best GB beats the best BO on 4 of 6 tasks" against each set of BO arms.
+def best_pairs(ftb: pd.DataFrame, gb_arms: Sequence[str], bo_arms: Sequence[str]
+               ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Per task, the paired ftb of the best GB arm and the best BO arm (each best by mean).
 
-    Per task, the best GB arm and the best BO arm of the set (by mean ftb) are compared by the
-    paired interval of their ftb difference; a win counts only if it lies below zero
-    (:func:`~nmthpo.engine.stats.win_count`). The paper's 4 of 6 is scaled to the tasks
-    compared (``4/6`` of them, rounded); the verdict is the count's band verdict. Returns a
-    claims table (:func:`~nmthpo.engine.stats.claims_frame`).
+    The input of :func:`nmthpo.engine.claims.win_count_interval`: "the best GB beats the best
+    BO on k of n tasks", re-counted against any set of BO arms (the paper-era BOs).
     """
-    tasks = list(dict.fromkeys(ftb.task))
-    target = round(4 * len(tasks) / 6)
-    out = []
-    for name, bo in bo_sets.items():
-        ivs, detail = [], []
-        for t in tasks:
-            g, b = _best(ftb, gb_arms, t), _best(ftb, bo, t)
-            est, lo, hi = paired_difference(_values(ftb, g, t), _values(ftb, b, t))
-            ivs.append((lo, hi))
-            detail.append(f"{t}: {est:+.1f} [{lo:.1f}, {hi:.1f}]")
-        wc = win_count(ivs)
-        out.append(Claim(
-            f"best GB beats best BO ({name}) on about 4 of 6 tasks", "Sec. 6.1",
-            f"4 of 6 (here {target} of {len(tasks)})", str(wc), float(wc.wins),
-            float(wc.wins + wc.ties), wc.verdict(target, len(tasks)),
-            "ftb(best GB) - ftb(best BO) per task, paired bootstrap: " + "; ".join(detail)))
-    return claims_frame(out, decimals=1)
+    out = {}
+    for t in dict.fromkeys(ftb.task):
+        gb = [a for a in gb_arms if _values(ftb, a, t).size]
+        bo = [a for a in bo_arms if _values(ftb, a, t).size]
+        if gb and bo:
+            out[str(t)] = (_values(ftb, _best(ftb, gb, t), t), _values(ftb, _best(ftb, bo, t), t))
+    return out
+
+
+def pairs_note(pairs: Mapping[str, tuple[np.ndarray, np.ndarray]], what: str) -> str:
+    """``task: difference [95 % CI]`` of every pair (first minus second), for a note."""
+    parts = [f"{t}: {_fmt(*paired_difference(a, b))}" for t, (a, b) in pairs.items()]
+    return f"{what}, paired 95 % intervals: " + "; ".join(parts)
 
 
 def ei_diagnosis(task: str, trials: int = 20, seed: int = 0,
@@ -318,8 +337,10 @@ def needle_table(tasks: Sequence[str], kernel: str = "matern52") -> pd.DataFrame
     return pd.DataFrame(rows).set_index(["task", "best row"])
 
 
-def _k_runs(method: str, task: str, trials: int, seed: int, ties: str,
-            ks: Sequence[int]) -> dict[int | str, np.ndarray]:
+def k_runs(method: str, task: str, trials: int, seed: int, ties: str = "value",
+           ks: Sequence[int] = GRAPH_K_VALUES) -> dict[int | str, np.ndarray]:
+    """Per-trial ftb of ``method`` on ``task`` for every swept k and (key ``"rule"``) for the
+    paper's rule (footnote 12): the ``graph_k`` grid and the Table 3 grid ``single``."""
     from nmthpo.studies.grids import run_one
 
     bleu_runs: dict[tuple[str, str], pd.DataFrame] = {}
@@ -346,7 +367,7 @@ def k_sweep(methods: Sequence[str], tasks: Sequence[str], trials: int = 30, seed
     for task in tasks:
         rule_k = int(graph_settings([task]).loc[task, "k"])
         for method in methods:
-            for key, v in _k_runs(method, task, trials, seed, ties, ks).items():
+            for key, v in k_runs(method, task, trials, seed, ties, ks).items():
                 est, lo, hi = bootstrap_mean(v)
                 rows.append({"method": method, "task": task,
                              "k": rule_k if key == "rule" else key, "rule": key == "rule",
@@ -371,34 +392,221 @@ def k_table(sweep: pd.DataFrame) -> pd.DataFrame:
     return out.fillna("")
 
 
+def loto_pairs(per: Mapping[str, Mapping[int | str, np.ndarray]],
+               ks: Sequence[int] = GRAPH_K_VALUES
+               ) -> dict[str, tuple[int, np.ndarray, np.ndarray]]:
+    """k chosen by leave-one-task-out tuning: per held-out task, ``(k*, ftb with k*, ftb with
+    the rule)``.
+
+    ``per`` maps a task to :func:`k_runs`' output. For each held-out task, ``k*`` minimises the
+    mean over the *other* tasks of mean ftb / rows (so that no table dominates). With fewer
+    than two tasks nothing can be held out and the result is empty.
+    """
+    tasks = list(per)
+    out: dict[str, tuple[int, np.ndarray, np.ndarray]] = {}
+    if len(tasks) < 2:
+        return out
+    for held in tasks:
+        others = [t for t in tasks if t != held]
+        score = {k: float(np.mean([per[t][k].mean() / load_table(t).n_rows for t in others]))
+                 for k in ks}
+        k_star = min(score, key=lambda k: score[k])
+        out[held] = (int(k_star), per[held][k_star], per[held]["rule"])
+    return out
+
+
 def k_loto(methods: Sequence[str], tasks: Sequence[str], trials: int = 30, seed: int = 0,
            ties: str = "value", ks: Sequence[int] = GRAPH_K_VALUES) -> pd.DataFrame:
     """k chosen by "initial tuning" read as leave-one-task-out tuning, against the k rule.
 
-    For each held-out task, ``k*`` minimises the mean over the *other* tasks of mean ftb / rows
-    (so that no table dominates); the held-out task is then run with ``k*`` and compared with
-    the paper's rule by the paired interval of the ftb difference (negative: tuning helps).
+    For each held-out task (:func:`loto_pairs`) the held-out task is run with ``k*`` and
+    compared with the paper's rule by the paired interval of the ftb difference (negative:
+    tuning helps). ``clear`` says on which side of zero the interval lies (``tie``: it
+    contains zero). Empty with fewer than two tasks (nothing to tune on).
     """
     rows = []
     for method in methods:
-        per = {t: _k_runs(method, t, trials, seed, ties, ks) for t in tasks}
-        for held in tasks:
-            others = [t for t in tasks if t != held]
-            score = {k: np.mean([per[t][k].mean() / load_table(t).n_rows for t in others])
-                     for k in ks}
-            k_star = min(score, key=lambda k: score[k])
-            est, lo, hi = paired_difference(per[held][k_star], per[held]["rule"])
+        per = {t: k_runs(method, t, trials, seed, ties, ks) for t in tasks}
+        for held, (k_star, tuned, rule) in loto_pairs(per, ks).items():
+            est, lo, hi = paired_difference(tuned, rule)
             rows.append({"method": method, "held-out task": held, "tuned k": k_star,
                          "rule k": int(graph_settings([held]).loc[held, "k"]),
-                         "ftb, tuned k": round(float(per[held][k_star].mean()), 1),
-                         "ftb, rule": round(float(per[held]["rule"].mean()), 1),
+                         "ftb, tuned k": fmt(float(tuned.mean()), "evaluations"),
+                         "ftb, rule": fmt(float(rule.mean()), "evaluations"),
                          "difference [95% CI]": _fmt(est, lo, hi),
                          "clear": "better" if hi < 0 else "worse" if lo > 0 else "tie"})
-    return pd.DataFrame(rows).set_index(["method", "held-out task"])
+    cols = ["method", "held-out task", "tuned k", "rule k", "ftb, tuned k", "ftb, rule",
+            "difference [95% CI]", "clear"]
+    return pd.DataFrame(rows, columns=cols).set_index(["method", "held-out task"])
 
 
-def loto_verdict(loto: pd.DataFrame) -> str:
-    """:func:`~nmthpo.engine.stats.count_verdict` of "tuned k beats the rule" over the rows."""
-    clear = loto["clear"]
-    return count_verdict(int((clear == "better").sum()), int((clear == "worse").sum()),
-                         len(clear))
+# -- values for the chapter's prose ------------------------------------------------------------
+def _mean(ftb: pd.DataFrame, arm: str, task: str) -> float:
+    v = _values(ftb, arm, task)
+    return float(v.mean()) if v.size else float("nan")
+
+
+def _tasks_text(tasks: Sequence[str]) -> str:
+    from nmthpo.engine.numbers import join
+
+    return join(list(tasks)) if tasks else "none"
+
+
+def _sides(pairs: Mapping[str, tuple[np.ndarray, np.ndarray]]
+           ) -> dict[str, list[str]]:
+    """Tasks where the first of each pair is lower by mean (``lead``), and where the paired
+    interval of the difference lies below / above zero (``clear win`` / ``clear loss``)."""
+    out: dict[str, list[str]] = {"lead": [], "clear win": [], "clear loss": [], "tie": []}
+    for t, (a, b) in pairs.items():
+        est, lo, hi = paired_difference(a, b)
+        if est < 0:
+            out["lead"].append(t)
+        out["clear win" if hi < 0 else "clear loss" if lo > 0 else "tie"].append(t)
+    return out
+
+
+def discrepancy_values(ftb: pd.DataFrame, six: pd.DataFrame,
+                       bo_sets: Mapping[str, Sequence[str]], gb_arms: Sequence[str],
+                       prefix: str = "ch2.gd") -> dict[str, str]:
+    """The numbers the chapter's prose quotes from the discrepancy arms, formatted by
+    :func:`~nmthpo.engine.numbers.fmt` (``n/a`` where the run lacks them).
+
+    ``ftb``: :func:`arm_ftb` on the small tables (every arm); ``six``: on every task (the GB
+    arms and the BO arms of ``bo_sets["ours"]`` and ``bo_sets["mcmc"]``).
+    """
+    q = "evaluations"
+    tasks = [str(t) for t in dict.fromkeys(ftb.task)]
+    out: dict[str, str] = {}
+    authors, ties = "GB-EIF-M (authors' code)", "GB-EIF-M, all tied best rows 1"
+    diffs = [abs(_mean(ftb, ties, t) - _mean(ftb, authors, t)) for t in tasks]
+    out[f"{prefix}.ties_max"] = fmt(max(diffs) if diffs else float("nan"), q)
+    for t in ("zh-en", "ru-en", "ja-en", "en-ja"):
+        out[f"{prefix}.authors.{t}"] = fmt(_mean(ftb, authors, t), q)
+        for arm, key in (("RS", "rs"), ("GB-EI-M", "gbei"), ("BO-EI-M (ours)", "bo")):
+            out[f"{prefix}.{key}.{t}"] = fmt(_mean(ftb, arm, t), q)
+    for arm, key in (("GB-EIF-M, monotone scaling", "monotone"),
+                     ("GB-EIF-M, literal text", "literal")):
+        out[f"{prefix}.{key}_slower_than_rs"] = _tasks_text(
+            [t for t in tasks if _mean(ftb, arm, t) > _mean(ftb, "RS", t)])
+    for name, bo in bo_sets.items():
+        side = _sides(best_pairs(ftb, gb_arms, bo))
+        out[f"{prefix}.lead.{name}"] = _tasks_text(side["lead"])
+        out[f"{prefix}.clearwin.{name}"] = _tasks_text(side["clear win"])
+        out[f"{prefix}.clearloss.{name}"] = _tasks_text(side["clear loss"])
+    # the paper-era BO against ours, per small table
+    mcmc, ours = "BO-EI-M, MCMC (paper-era)", "BO-EI-M (ours)"
+    slower, clear = [], []
+    for t in tasks:
+        a, b = _values(ftb, mcmc, t), _values(ftb, ours, t)
+        if a.size and b.size:
+            est, lo, _ = paired_difference(a, b)
+            if est > 0:
+                slower.append((t, est))
+            if lo > 0:
+                clear.append(t)
+    out[f"{prefix}.mcmc_slower_tasks"] = _tasks_text([t for t, _ in slower])
+    out[f"{prefix}.mcmc_slower_min"] = fmt(min((d for _, d in slower), default=float("nan")), q)
+    out[f"{prefix}.mcmc_slower_max"] = fmt(max((d for _, d in slower), default=float("nan")), q)
+    out[f"{prefix}.mcmc_clearly_slower"] = _tasks_text(clear)
+    # the six tables against the paper-era BO
+    pairs6 = best_pairs(six, gb_arms, bo_sets["mcmc"]) if len(six) else {}
+    side6 = _sides(pairs6)
+    for k in ("clear win", "tie", "clear loss"):
+        out[f"{prefix}.six.{k.replace(' ', '_')}"] = str(len(side6[k]))
+        out[f"{prefix}.six.{k.replace(' ', '_')}_tasks"] = _tasks_text(side6[k])
+    for t in ("sw-en", "so-en"):
+        out[f"{prefix}.mcmc.{t}"] = fmt(_mean(six, mcmc, t), q)
+        out[f"{prefix}.ours.{t}"] = fmt(_mean(six, ours, t), q)
+        d = (paired_difference(*pairs6[t])[0] if t in pairs6 else float("nan"))
+        out[f"{prefix}.gb_minus_mcmc.{t}"] = fmt(d, q)
+    # GB-EI-M's variants on zh-en
+    variants = [a for a, arm in ARMS.items() if arm.group == "GB-EI"]
+    shifts = [abs(_mean(ftb, a, "zh-en") - _mean(ftb, "GB-EI-M", "zh-en")) for a in variants]
+    out[f"{prefix}.gbei_max_shift_zhen"] = fmt(max(shifts) if shifts else float("nan"), q)
+    out[f"{prefix}.gbei_variants_above_rs_zhen"] = str(all(
+        _mean(ftb, a, "zh-en") > _mean(ftb, "RS", "zh-en") for a in variants)).lower()
+    # the exercise: fitted rarely against ours on ru-en
+    rare = "BO-EI-M, refit every 10, no restarts"
+    a, b = _values(ftb, rare, "ru-en"), _values(ftb, ours, "ru-en")
+    out[f"{prefix}.rare.ru-en"] = fmt(_mean(ftb, rare, "ru-en"), q)
+    out[f"{prefix}.rare_minus_ours.ru-en"] = (
+        fmt_interval(*paired_difference(a, b), quantity=q) if a.size and b.size else "n/a")
+    return out
+
+
+def diagnosis_table(diag: pd.DataFrame) -> pd.DataFrame:
+    """:func:`ei_diagnosis` of several tasks (columns) for reading: steps as counts, shares
+    by :func:`~nmthpo.engine.numbers.fmt`."""
+    out = diag.astype(object).copy()
+    for row in out.index:
+        q = "count" if row == "steps" else "fraction"
+        out.loc[row] = [fmt(float(v), q) for v in diag.loc[row]]
+    return out
+
+
+def diagnosis_values(diag: pd.DataFrame, prefix: str = "ch2.gd") -> dict[str, str]:
+    """The range over tasks of the top share of candidates in which GB-EI-M's pick's posterior
+    mean sits (``1 - pick mean rank``, as a percentage) and of ``pick = max std``."""
+    if diag.empty:
+        return {f"{prefix}.pick_top_min": "n/a", f"{prefix}.pick_top_max": "n/a",
+                f"{prefix}.pick_maxstd_max": "n/a"}
+    top = 100 * (1 - diag.loc["pick mean rank"].astype(float))
+    return {f"{prefix}.pick_top_min": fmt(float(top.min()), "percent"),
+            f"{prefix}.pick_top_max": fmt(float(top.max()), "percent"),
+            f"{prefix}.pick_maxstd_max": fmt(100 * float(diag.loc["pick = max std"].max()),
+                                             "percent")}
+
+
+def needle_values(needles: pd.DataFrame, prefix: str = "ch2.gd") -> dict[str, str]:
+    """zh-en's best rows' leave-one-out predictions and ranks, and ja-en's best row's rank."""
+    out = {f"{prefix}.zhen_best_bleu": "n/a", f"{prefix}.zhen_loo_min": "n/a",
+           f"{prefix}.zhen_loo_max": "n/a", f"{prefix}.zhen_rank_min": "n/a",
+           f"{prefix}.zhen_rank_max": "n/a", f"{prefix}.zhen_rows": "n/a",
+           f"{prefix}.zhen_mean_bleu": "n/a", f"{prefix}.jaen_rank": "n/a"}
+    tasks = needles.index.get_level_values("task")
+    if "zh-en" in tasks:
+        z = needles.loc["zh-en"]
+        ranks = [int(str(r).split(" of ")[0]) for r in z["rank of that prediction"]]
+        out.update({
+            f"{prefix}.zhen_best_bleu": fmt(float(z["best BLEU"].iloc[0]), "bleu"),
+            f"{prefix}.zhen_loo_min": fmt(float(z["leave-one-out prediction"].min()), "bleu"),
+            f"{prefix}.zhen_loo_max": fmt(float(z["leave-one-out prediction"].max()), "bleu"),
+            f"{prefix}.zhen_rank_min": str(min(ranks)), f"{prefix}.zhen_rank_max": str(max(ranks)),
+            f"{prefix}.zhen_rows": str(z["rank of that prediction"].iloc[0]).split(" of ")[1],
+            f"{prefix}.zhen_mean_bleu": fmt(float(z["table mean BLEU"].iloc[0]), "bleu")})
+    if "ja-en" in tasks:
+        out[f"{prefix}.jaen_rank"] = str(needles.loc["ja-en"]["rank of that prediction"]
+                                         .iloc[0]).split(" of ")[0]
+    return out
+
+
+def loto_values(loto: pd.DataFrame | None, sweep: pd.DataFrame | None,
+                prefix: str = "ch2.k") -> dict[str, str]:
+    """What the chapter quotes from the leave-one-task-out table and the k sweep."""
+    out = {f"{prefix}.gbei_better": "n/a", f"{prefix}.gbei_worse_tasks": "n/a",
+           f"{prefix}.gbei_common_k": "n/a", f"{prefix}.gbei_max_gain": "n/a",
+           f"{prefix}.gbei_tuned_enja": "n/a", f"{prefix}.gbeif_better": "n/a",
+           f"{prefix}.gbei_zhen_k40": "n/a", f"{prefix}.n_tables": "n/a"}
+    if loto is None or loto.empty:
+        return out
+    methods = set(loto.index.get_level_values("method"))
+    if "gb-ei-m" in methods:
+        g = loto.loc["gb-ei-m"]
+        gains = [float(s.split(" ")[0]) for s in g["difference [95% CI]"]]
+        out.update({
+            f"{prefix}.gbei_better": str(int((g["clear"] == "better").sum())),
+            f"{prefix}.gbei_worse_tasks": _tasks_text(list(g.index[g["clear"] == "worse"])),
+            f"{prefix}.gbei_common_k": str(int(g["tuned k"].mode().iloc[0])),
+            f"{prefix}.gbei_max_gain": fmt(-min(gains), "evaluations"),
+            f"{prefix}.n_tables": str(len(g))})
+        if "en-ja" in g.index:
+            out[f"{prefix}.gbei_tuned_enja"] = str(g.loc["en-ja", "ftb, tuned k"])
+    if "gb-eif-m" in methods:
+        out[f"{prefix}.gbeif_better"] = str(int((loto.loc["gb-eif-m"]["clear"] == "better")
+                                                .sum()))
+    if sweep is not None and len(sweep):
+        sel = sweep[(sweep.method == "gb-ei-m") & (sweep.task == "zh-en") & (sweep.k == 40)
+                    & ~sweep.rule]
+        if len(sel):
+            out[f"{prefix}.gbei_zhen_k40"] = fmt(float(sel["ftb"].iloc[0]), "evaluations")
+    return out

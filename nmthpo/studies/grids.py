@@ -172,7 +172,7 @@ GA_TABLES = GATables(
     folder="ga",
     params={"task": "ja-en", "target": 16.0, "init_pops": (5, 10, 15, 20, 25),
             "iterations": 1000, "trials": 3, "seed": 0},
-    kinds={"rules": {}, "variants": {"with_se": True}},
+    kinds={"rules": {}, "variants": {"with_se": True}, "long": {}},
 )
 
 

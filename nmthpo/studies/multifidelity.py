@@ -11,7 +11,8 @@ results``) or, for other parameters, in the user cache. The chapter's tables:
   (:func:`rank_correlation`), the scratch sets' sawtooth curves (:func:`sawtooth_table`);
 * the results: final regret and cost per method and task with 95 % intervals
   (:func:`summary_table`), paired differences against full-fidelity random search
-  (:func:`paired_table`, :func:`claims`), anytime curves (:func:`anytime_table`), survival
+  (:func:`paired_table`; the chapter's findings are records in
+  :mod:`nmthpo.studies.multifidelity_claims`), anytime curves (:func:`anytime_table`), survival
   of the true best (:func:`survival_table`);
 * upstream's schedule on all configurations (:func:`upstream_table`).
 """
@@ -26,18 +27,11 @@ import numpy as np
 import pandas as pd
 from scipy.stats import spearmanr
 
-from nmthpo.benchmark.learning_curves import LC_FINETUNE_TASKS, load_curves
+from nmthpo.benchmark.learning_curves import load_curves
 from nmthpo.engine.cache import atomic_write, key
 from nmthpo.engine.fidelity import default_budget, run_curves
 from nmthpo.engine.fidelity_metrics import best_reached, survival, trial_metrics
-from nmthpo.engine.stats import (
-    Claim,
-    bootstrap_mean,
-    claims_frame,
-    composite_verdict,
-    interval_verdict,
-    paired_difference,
-)
+from nmthpo.engine.stats import bootstrap_mean, interval_verdict, paired_difference
 from nmthpo.optimizers.multifidelity.base import rung_levels
 from nmthpo.optimizers.multifidelity.halving import upstream_schedule
 from nmthpo.studies.grids import MULTIFIDELITY, book_dir, user_dir, writing_results
@@ -45,7 +39,6 @@ from nmthpo.studies.grids import MULTIFIDELITY, book_dir, user_dir, writing_resu
 __all__ = [
     "FOLDER",
     "anytime_table",
-    "claims",
     "compute_grid",
     "data_summary",
     "grid_frame",
@@ -231,38 +224,6 @@ def paired_table(frame: pd.DataFrame, baseline: str = "rs", seed: int = 0) -> pd
     cols = ["task", "method", "trials", f"regret({baseline}) - regret", "95% CI low",
             "95% CI high", "verdict"]
     return pd.DataFrame(rows, columns=cols).round(3).set_index(["task", "method"])
-
-
-def claims(frame: pd.DataFrame, seed: int = 0) -> pd.DataFrame:
-    """Issue 14's "done when": successive halving beats full-fidelity random search at equal
-    cost, per fine-tuned task, and across the scratch sets (claims table of the book)."""
-    out = []
-    scratch_verdicts = []
-    for t, g in frame.groupby("task", sort=False):
-        rs = g[g["method"] == "rs"].sort_values("trial")["regret"].to_numpy()
-        sh = g[g["method"] == "sh"].sort_values("trial")["regret"].to_numpy()
-        if rs.size == 0 or sh.size == 0:
-            continue
-        n = min(rs.size, sh.size)
-        est, lo, hi = paired_difference(rs[:n], sh[:n], seed=seed)
-        verdict = interval_verdict(lo, hi, 0.0, holds="above")
-        budget = int(g["budget"].iloc[0])
-        if t in LC_FINETUNE_TASKS:
-            out.append(Claim(f"sh beats rs at equal cost on {t}", "issue 14, Done when",
-                             "regret(rs) - regret(sh) > 0", est, lo, hi, verdict,
-                             f"final-BLEU regret, {n} paired trials, {budget} checkpoints"))
-        else:
-            scratch_verdicts.append(verdict)
-            out.append(Claim(f"sh beats rs at equal cost on {t}", "issue 14, Deliver 5",
-                             "regret(rs) - regret(sh) > 0", est, lo, hi, verdict,
-                             f"final-perplexity regret, {n} paired trials, {budget} checkpoints"))
-    if scratch_verdicts:
-        out.append(Claim("sh beats rs on every scratch set", "issue 14, Deliver 5",
-                         "all > 0", f"{scratch_verdicts.count('reproduced')} of "
-                         f"{len(scratch_verdicts)}", np.nan, np.nan,
-                         composite_verdict(scratch_verdicts),
-                         "composite of the per-set verdicts above"))
-    return claims_frame(out)
 
 
 def anytime_table(frame: pd.DataFrame, seed: int = 0) -> pd.DataFrame:

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-__all__ = ["METRICS", "refit_comparison"]
+__all__ = ["METRICS", "refit_comparison", "refit_values"]
 
 #: Table 3's metrics (lower is better for all three: evaluations to the best row, to within
 #: the tolerance, and the BLEU gap after 20 evaluations).
@@ -30,7 +30,6 @@ def refit_comparison(
     trials: int = 100,
     seed: int = 0,
     ties: str = "value",
-    decimals: int = 2,
 ) -> pd.DataFrame:
     """Table 3's metrics of the fast and the exact refit schedule, paired by trial.
 
@@ -44,7 +43,6 @@ def refit_comparison(
         Table 3's trials (runs read from the book's cache, else computed into the user cache).
     ties : {"value", "row"}
         Tie convention of :func:`nmthpo.engine.metrics.evaluate_sequences`.
-    decimals : int
 
     Returns
     -------
@@ -52,8 +50,10 @@ def refit_comparison(
         One row per (method, task, metric): mean of the exact and the fast schedule, the mean
         difference fast - exact with its 95 % paired bootstrap interval, and ``finding``:
         ``"fast better"`` / ``"fast worse"`` when the interval lies below / above 0 (lower
-        is better for every metric), else ``"no difference"``.
+        is better for every metric), else ``"no difference"``. Numbers are formatted by
+        :func:`nmthpo.engine.numbers.fmt` (ftb, ftc: evaluations; fb: BLEU).
     """
+    from nmthpo.engine.numbers import fmt
     from nmthpo.engine.stats import paired_difference
     from nmthpo.studies.grids import RUN_GRIDS, run_one
     from nmthpo.studies.single_objective import per_trial_metrics
@@ -79,9 +79,25 @@ def refit_comparison(
                     verdict = "fast better" if hi < 0 else "fast worse"
                 else:
                     verdict = "no difference"
+                q = "bleu" if metric == "fb" else "evaluations"
                 rows.append({"method": method, "task": task, "metric": metric,
-                             "exact": pair["exact"].mean(), "fast": pair["fast"].mean(),
-                             "fast - exact": est, "95% CI low": lo, "95% CI high": hi,
-                             "finding": verdict, "trials": len(pair)})
-    out = pd.DataFrame(rows).set_index(["method", "task", "metric"])
-    return out.round(decimals)
+                             "exact": fmt(pair["exact"].mean(), q),
+                             "fast": fmt(pair["fast"].mean(), q),
+                             "fast - exact": fmt(est, q), "95% CI low": fmt(lo, q),
+                             "95% CI high": fmt(hi, q), "finding": verdict,
+                             "trials": len(pair)})
+    return pd.DataFrame(rows).set_index(["method", "task", "metric"])
+
+
+def refit_values(table: pd.DataFrame | None, prefix: str = "ch2.refit") -> dict[str, str]:
+    """What the prose quotes from :func:`refit_comparison`: cells compared, cells where the
+    fast schedule is worse / better, and the task with the most "fast worse" cells."""
+    keys = ("cells", "worse", "better", "same", "worst_task")
+    if table is None or table.empty:
+        return {f"{prefix}.{k}": "n/a" for k in keys}
+    worse = table[table["finding"] == "fast worse"]
+    tasks = worse.index.get_level_values("task").value_counts()
+    return {f"{prefix}.cells": str(len(table)), f"{prefix}.worse": str(len(worse)),
+            f"{prefix}.better": str(int((table["finding"] == "fast better").sum())),
+            f"{prefix}.same": str(int((table["finding"] == "no difference").sum())),
+            f"{prefix}.worst_task": str(tasks.index[0]) if len(tasks) else "none"}

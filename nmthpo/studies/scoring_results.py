@@ -6,8 +6,7 @@ run inside the chapter. :func:`chapter6_results` computes every frame the chapte
 stores it as Parquet under the book's ``results/scoring`` (or, for other parameters, the user
 cache: :mod:`nmthpo.studies.grids`), keyed by the
 parameters that determine it (a second call with the same parameters reads the files back).
-:func:`claims` sets each of the paper's claims beside our measurement with a verdict computed
-by code.
+The chapter's claims are records in :mod:`nmthpo.studies.scoring_claims`.
 
 Cache layout: one entry per experiment *part* (a synthetic function, a task's table
 experiment, one selection budget, the space comparison), ``<kind>__<label>__<hash>.parquet``
@@ -37,7 +36,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from nmthpo.engine.cache import in_book_cache, read_checked, write_checked
 from nmthpo.engine.cache import key as cache_key
@@ -46,7 +44,6 @@ from nmthpo.studies.grids import SCORING as _PUBLISHED
 from nmthpo.studies.params import as_list
 from nmthpo.studies.space_scores import (
     ALL_SCORES,
-    calibration,
     compare_spaces,
     faithfulness_table,
     preferred_spaces,
@@ -58,7 +55,6 @@ from nmthpo.studies.space_scores import (
 
 __all__ = [
     "CACHE_SUBDIR",
-    "PAPER_CLAIMS",
     "as_list",
     "Chapter6Params",
     "Entry",
@@ -66,7 +62,6 @@ __all__ = [
     "cached_frame",
     "chapter6_entries",
     "chapter6_results",
-    "claims",
     "comparison_summary",
     "faithfulness_summary",
     "preferred_summary",
@@ -562,244 +557,3 @@ def comparison_summary(frame: pd.DataFrame) -> pd.DataFrame:
                 include_groups=False)
     out["truth"] = np.where(t.to_numpy(), "A better", "B better")
     return out
-
-
-# ------------------------------------------------------------------------------------------
-# Claims
-# ------------------------------------------------------------------------------------------
-#: The paper's claims as it states them (Ariafar et al. 2022; quoted or closely paraphrased).
-PAPER_CLAIMS: dict[str, str] = {
-    "faithful": "scores usually were rank preserving (Conclusion)",
-    "overestimate": "they sometimes overestimated the magnitude of improvement (Conclusion)",
-    "little_data": "they performed poorly when conditioned on little data (Conclusion)",
-    "broader": "larger budgets tend to favor broader search spaces (Introduction)",
-    "prune": "scores can help prune bad regions of an initial broad space (Section 3.1)",
-    "select": "scores can select the most promising, budget-appropriate space to search next "
-              "(Section 3.1)",
-    "compare": "comparing the scores of two spaces answers 'is A better than B at budget b?' "
-               "(Section 3.1)",
-}
-
-
-def claims(results: Mapping[str, pd.DataFrame], params: Chapter6Params | None = None
-           ) -> pd.DataFrame:
-    """Each claim of the paper beside our measurement, a 95 % interval and a verdict.
-
-    The paper prints no numbers for these claims in the text we have, so the rules are ours.
-    Intervals are bootstraps (:mod:`nmthpo.engine.stats`) over the independent units of each
-    experiment: seed draws (*repeats*; repeat ``r`` of every seed size is paired by index),
-    select-then-search *trials* (the selected and the full search of a trial share its seed
-    rows), or (domain, seed size) *cells* where the statistic is a median over cells. With
-    3 (synthetic) or 5 (table) repeats these intervals are coarse. "Clearly above x" means
-    the interval lies above x; a two-level rule "above ``strong`` (else above ``weak``:
-    partly)" gives ``partly`` also when the interval lies between the levels.
-
-    * ``faithful``: per domain, the mean over repeats of each repeat's mean Spearman rho
-      (over seed sizes and budgets) of the chosen score, two-level above 0.5 (else above 0);
-      composite over domains. ``ours`` also gives the share of (domain, seed size, budget)
-      cells with a positive mean rho (descriptive).
-    * ``overestimate``: per (domain, seed size), the share of (space, budget) pairs with
-      predicted > empirical, per repeat; *reproduced* if it lies clearly above 0.5 in some
-      (domain, seed size), *not reproduced* if it lies clearly below 0.5 in all, else
-      *partly*; the CI is that of the largest share.
-    * ``little_data``: per domain, mean rho at the largest minus at the smallest seed size
-      (repeats paired by index), clearly above 0.1; composite over domains.
-    * ``broader``: median over (domain, seed size) cells of Spearman(budget, mean size of the
-      empirical-best space), bootstrap over cells, clearly above 0; ``partly`` also if the
-      empirical median is clearly above 0 but the predicted one (same cells) is not.
-    * ``prune``: at ``prune_budget``, the share of (domain, seed size, repeat) in which an
-      empirical-best space survives pruning (above 0.8) and the precision (above 0.5,
-      chance); composite of the two; the CI is that of the precision.
-    * ``select``: per budget and method, best BLEU of searching the selected space minus
-      searching the full space, paired by trial, clearly above 0 (at least as good);
-      composite; the CI columns hold the union.
-    * ``compare``: per repeat, the share of budgets whose predicted verdict agrees with the
-      empirical one; two-level above 0.8 (else above 0.5).
-
-    Returns
-    -------
-    DataFrame
-        :func:`~nmthpo.engine.stats.claims_frame`.
-    """
-    from nmthpo.engine.stats import (
-        Claim,
-        claims_frame,
-        composite_verdict,
-        interval_verdict,
-        paired_bootstrap,
-        paired_difference,
-    )
-    from nmthpo.studies.space_scores import faithfulness_table
-
-    p = params or Chapter6Params()
-    out: list[Claim] = []
-    frames = {k: results[k] for k in ("synthetic", "table") if k in results}
-
-    def add(key: str, rule: str, ours: float | str, lo: float, hi: float, verdict: str,
-            note: str) -> None:
-        quote, _, where = PAPER_CLAIMS[key].rpartition(" (")
-        out.append(Claim(f"{key}: {rule}", where.rstrip(")"), quote, ours, lo, hi, verdict,
-                         note))
-
-    table = {k: faithfulness_table(f, p.score) for k, f in frames.items()}
-    # faithfulness_summary's means over repeats, from the same per-repeat table
-    faith = {k: t.groupby([_domain(frames[k]), "seed_size", "budget"], sort=False)[
-        "spearman"].mean().reset_index() for k, t in table.items()}
-    per_name = pd.concat([f.groupby(_domain(frames[k]), sort=False)["spearman"].mean()
-                          for k, f in faith.items()])
-    cells = pd.concat([f["spearman"] for f in faith.values()]).dropna()
-    ivs = {}
-    for k, t in table.items():
-        dom = _domain(frames[k])
-        per_rep = t.groupby([dom, "repeat"], sort=False)["spearman"].mean().unstack("repeat")
-        for name, row in per_rep.iterrows():
-            ivs[name] = _sc_mean(row.to_numpy())
-    parts = ", ".join(f"{k} {v:.2f}" for k, v in per_name.items())
-    add("faithful", "mean Spearman rho above 0.5 in every domain",
-        f"mean Spearman per domain: {parts}; positive in {(cells > 0).mean():.0%} of "
-        "(domain, seed size, budget) cells", *_sc_union(list(ivs.values())),
-        composite_verdict(_sc_two_level(v[1], v[2], 0.5, 0.0) for v in ivs.values()),
-        "per domain: bootstrap over repeats of the mean rho, above 0.5 (between 0 and 0.5: "
-        "partly); intervals " + ", ".join(f"{n} [{v[1]:.2f}, {v[2]:.2f}]" for n, v in ivs.items())
-        + "; CI columns: the union")
-
-    over = []
-    over_iv: dict[tuple[str, int], tuple[float, float, float]] = {}
-    for k, f in frames.items():
-        c = calibration(f, p.score)
-        dom = _domain(f)
-        over.append(c.groupby([dom, "seed_size"])["overestimated"].mean().rename(k))
-        sub = f[f["score"] == p.score]
-        rep = (sub["predicted"] > sub["empirical"]).groupby(
-            [sub[dom], sub["seed_size"], sub["repeat"]]).mean()
-        for (name, n), g in rep.groupby(level=[0, 1]):
-            over_iv[(str(name), int(n))] = _sc_mean(g.to_numpy())
-    ov = pd.concat(over)
-    ratio = pd.concat([calibration(f, p.score)["ratio"] for f in frames.values()]).dropna()
-    vs = [interval_verdict(v[1], v[2], 0.5, "above") for v in over_iv.values()]
-    v_over = ("reproduced" if "reproduced" in vs else
-              "not reproduced" if all(v == "not reproduced" for v in vs) else "partly")
-    top = max(over_iv, key=lambda key: np.nan_to_num(over_iv[key][0], nan=-np.inf))
-    add("overestimate", "predicted > empirical in most cells of some (domain, seed size)",
-        f"predicted > empirical in {ov.min():.0%}-{ov.max():.0%} of cells per (domain, seed "
-        f"size); median ratio {ratio.median():.2f}", over_iv[top][1], over_iv[top][2], v_over,
-        f"per (domain, seed size): bootstrap over repeats of the share; clearly above 0.5 in "
-        f"{vs.count('reproduced')} of {len(vs)}, clearly below in "
-        f"{vs.count('not reproduced')}; CI: the largest share ({top[0]}, n={top[1]})")
-
-    drops, texts, d_iv = [], [], {}
-    for k, f in faith.items():
-        dom = _domain(frames[k])
-        t = table[k]
-        for name, g in f.groupby(dom, sort=False):
-            m = g.groupby("seed_size")["spearman"].mean()
-            drops.append(m.iloc[-1] - m.iloc[0])
-            texts.append(f"{name} {m.iloc[0]:.2f} (n={m.index[0]}) vs {m.iloc[-1]:.2f} "
-                         f"(n={m.index[-1]})")
-            r = t[t[dom] == name].groupby(["seed_size", "repeat"])["spearman"].mean()
-            small, large = r.loc[m.index[0]], r.loc[m.index[-1]]
-            both = pd.concat([large.rename("l"), small.rename("s")], axis=1).dropna()
-            d_iv[name] = (paired_difference(both["l"].to_numpy(), both["s"].to_numpy())
-                          if len(both) > 1 else (float("nan"),) * 3)
-    add("little_data", "mean rho at the largest seed size exceeds the smallest by 0.1 in "
-        "every domain", "Spearman " + "; ".join(texts), *_sc_union(list(d_iv.values())),
-        composite_verdict(interval_verdict(v[1], v[2], 0.1, "above") for v in d_iv.values()),
-        "per domain: rho(largest) - rho(smallest seed size), bootstrap over repeats paired by "
-        "index (fewer than 2 repeats with a defined rho at both sizes: none); intervals "
-        + ", ".join(f"{n} [{v[1]:.2f}, {v[2]:.2f}]" for n, v in d_iv.items())
-        + "; CI columns: the union")
-
-    cors_e: list[float] = []
-    cors_p: list[float] = []
-    for f in frames.values():
-        pref = preferred_summary(f, p.score)
-        for _, g in pref.groupby([_domain(f), "seed_size"], sort=False):
-            if g["budget"].nunique() > 1:
-                for col, acc in (("empirical_size", cors_e), ("predicted_size", cors_p)):
-                    r = stats.spearmanr(g["budget"], g[col]).statistic \
-                        if np.ptp(g[col].to_numpy()) > 0 else 0.0
-                    acc.append(float(r))
-    me, mp = float(np.median(cors_e)), float(np.median(cors_p))
-    _, lo_e, hi_e = paired_bootstrap([np.asarray(cors_e)], lambda x: np.median(x, axis=1))
-    _, lo_p, hi_p = paired_bootstrap([np.asarray(cors_p)], lambda x: np.median(x, axis=1))
-    v_b = interval_verdict(lo_e, hi_e, 0.0, "above")
-    if v_b == "reproduced" and interval_verdict(lo_p, hi_p, 0.0, "above") != "reproduced":
-        v_b = "partly"
-    add("broader", "median Spearman(budget, size of the empirical-best space) above 0",
-        f"median Spearman(budget, size of best space): empirical {me:.2f}, predicted {mp:.2f}",
-        lo_e, hi_e, v_b,
-        f"bootstrap over the {len(cors_e)} (domain, seed size) cells of the median; predicted "
-        f"[{lo_p:.2f}, {hi_p:.2f}]")
-
-    if "table" in frames:
-        pr = prune_spaces(frames["table"], p.prune_budget, p.score, p.prune_fraction)
-        kept, prec = float(pr["best_kept"].mean()), float(pr["precision"].mean())
-        _, lo_k, hi_k = _sc_mean(pr["best_kept"].to_numpy(dtype=float))
-        _, lo, hi = _sc_mean(pr["precision"].to_numpy(dtype=float))
-        add("prune", "an empirical-best space survives in 80% of repeats and precision "
-            "exceeds 0.5", f"b={p.prune_budget}: best space kept in {kept:.0%} of repeats; "
-            f"precision {prec:.2f} (chance 0.5)", lo, hi,
-            composite_verdict([interval_verdict(lo_k, hi_k, 0.8, "above"),
-                               interval_verdict(lo, hi, 0.5, "above")]),
-            f"bootstrap over the {len(pr)} (task, seed size, repeat) of the share kept "
-            f"[{lo_k:.2f}, {hi_k:.2f}] (above 0.8) and of the precision (CI columns; above "
-            "0.5)")
-
-    if "select" in results:
-        sel = results["select"]
-        s = selection_summary(sel)
-        diff = s["best_selected"] - s["best_full"]
-        txt = "; ".join(f"{r.method} b={r.budget}: {dv:+.2f}"
-                        for r, dv in zip(s.itertuples(), diff, strict=True))
-        w = sel.pivot_table(index=["budget", "method", "trial"], columns="where",
-                            values="best")
-        s_iv = [paired_difference(g["selected"].to_numpy(), g["full"].to_numpy())
-                for _, g in w.dropna().groupby(level=["budget", "method"], sort=False)]
-        add("select", "searching the selected space is at least as good as the full space "
-            "(every budget and method)", f"BLEU(selected) - BLEU(full): {txt}",
-            *_sc_union(s_iv),
-            composite_verdict(interval_verdict(v[1], v[2], 0.0, "above") for v in s_iv),
-            "per (budget, method): paired bootstrap over trials of the difference, above 0; "
-            "intervals " + ", ".join(f"[{v[1]:+.2f}, {v[2]:+.2f}]" for v in s_iv)
-            + "; CI columns: the union")
-
-    if "compare" in results:
-        c = results["compare"]
-        agree = float(c["agree"].mean())
-        _, lo, hi = _sc_mean(c.groupby("repeat")["agree"].mean().to_numpy())
-        add("compare", "predicted and empirical verdicts agree in 80% of (repeat, budget)",
-            f"{c['space_a'].iloc[0]} vs {c['space_b'].iloc[0]}: verdicts agree in "
-            f"{agree:.0%} of (repeat, budget)", lo, hi, _sc_two_level(lo, hi, 0.8, 0.5),
-            "bootstrap over repeats of the share of budgets that agree; above 0.8 (between "
-            "0.5 and 0.8: partly)")
-
-    return claims_frame(out)
-
-
-def _sc_mean(values: np.ndarray) -> tuple[float, float, float]:
-    """Bootstrap mean of the finite ``values``; no interval (NaN) from fewer than two."""
-    from nmthpo.engine.stats import bootstrap_mean
-
-    v = np.asarray(values, dtype=float)
-    v = v[np.isfinite(v)]
-    if v.size < 2:
-        return (float(v.mean()) if v.size else float("nan")), float("nan"), float("nan")
-    return bootstrap_mean(v)
-
-
-def _sc_union(ivs: list[tuple[float, float, float]]) -> tuple[float, float]:
-    """The union ``[min low, max high]`` of the defined intervals (NaN if none)."""
-    defined = [(lo, hi) for _, lo, hi in ivs if np.isfinite(lo) and np.isfinite(hi)]
-    if not defined:
-        return float("nan"), float("nan")
-    return min(lo for lo, _ in defined), max(hi for _, hi in defined)
-
-
-def _sc_two_level(low: float, high: float, strong: float, weak: float) -> str:
-    """Clearly above ``strong``: reproduced; below it but clearly above ``weak``: partly."""
-    from nmthpo.engine.stats import interval_verdict
-
-    v = interval_verdict(low, high, strong, "above")
-    if v == "not reproduced" and interval_verdict(low, high, weak, "above") == "reproduced":
-        return "partly"
-    return v

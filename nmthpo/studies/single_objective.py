@@ -13,40 +13,55 @@ Functions that turn the runner's tidy frames into the chapter's tables and curve
   BLEU among the methods (ties share the average rank), averaged over trials and tasks.
 
 The paper prints Table 3's cells only as a figure-like table that the text we have does not
-contain; its *claims* (Section 6.1 "Results") are checked by :func:`claims`.
+contain; its *claims* (Section 6.1 "Results") are records of
+:mod:`nmthpo.studies.single_objective_claims`, judged by :func:`nmthpo.engine.claims.evaluate`
+from the statistics below (:func:`rs_table_fraction`, :func:`best_gb_beats_best_bo`, ...).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 from scipy.stats import rankdata
 
 from nmthpo.benchmark.tables import load_table
+from nmthpo.engine.claims import Estimate
 from nmthpo.engine.metrics import best_so_far, evaluate_sequences, summarise
 
 __all__ = [
+    "ECDF_DELTAS",
     "GRAPH_K_VALUES",
     "METHODS",
     "TOLERANCE",
     "anytime_curves",
     "average_rank",
     "benchmark_report",
-    "claims",
+    "best_gb_beats_best_bo",
     "curve_summary",
     "ecdf_summary",
+    "formatted",
+    "eif_beats_ei",
     "eif_reading_comparison",
+    "ftb_difference",
+    "ftb_percent_of",
     "graph_settings",
     "grid_wall_time",
+    "initialisation_spread",
     "k_sensitivity",
+    "kernel_gap",
+    "mean_ftb",
     "mean_table",
     "per_trial_metrics",
+    "rs_expectation",
+    "rs_table_fraction",
     "runtime_ecdf",
     "sequences_of",
     "table3",
     "tolerance_for",
+    "unique_best_tasks",
+    "weakest",
 ]
 
 #: The seven single-objective methods of the paper, in its order.
@@ -91,14 +106,29 @@ def per_trial_metrics(
     return res
 
 
-def table3(per_trial: pd.DataFrame, decimals: int = 1) -> pd.DataFrame:
-    """Table 3: rows (task, metric), columns methods, cells ``"mean ± std"`` over trials."""
+def table3(per_trial: pd.DataFrame, cell: str = "std") -> pd.DataFrame:
+    """Table 3: rows (task, metric), columns methods, one text cell per (task, metric, method).
+
+    ``cell="std"``: ``"mean ± std"`` over trials (population std, as the paper's table);
+    ``cell="interval"``: ``"mean [low, high]"`` with the 95 % bootstrap interval of the mean.
+    Numbers through :func:`nmthpo.engine.numbers.fmt` (ftb, ftc: evaluations; fb: BLEU).
+    """
+    from nmthpo.engine.numbers import fmt, fmt_interval
+    from nmthpo.engine.stats import bootstrap_mean
+
+    if cell not in ("std", "interval"):
+        raise ValueError(f"cell must be 'std' or 'interval', got {cell!r}")
     cells = {}
     for (method, task), g in per_trial.groupby(["method", "task"], sort=False):
         s = summarise(g[["ftb", "ftc", "fb"]])
         for m in ("ftb", "ftc", "fb"):
-            d = 2 if m == "fb" else decimals
-            cells[(task, m, method)] = f"{s.loc[m, 'mean']:.{d}f} ± {s.loc[m, 'std']:.{d}f}"
+            q = "bleu" if m == "fb" else "evaluations"
+            if cell == "std":
+                cells[(task, m, method)] = (f"{fmt(s.loc[m, 'mean'], q)} ± "
+                                            f"{fmt(s.loc[m, 'std'], q)}")
+            else:
+                cells[(task, m, method)] = fmt_interval(
+                    *bootstrap_mean(g[m].to_numpy(dtype=float)), quantity=q)
     order = {"ftb": 0, "ftc": 1, "fb": 2}
     idx = pd.MultiIndex.from_tuples(sorted({(t, m) for t, m, _ in cells},
                                            key=lambda k: (_task_order(k[0]), order[k[1]])),
@@ -156,9 +186,13 @@ def anytime_curves(
     return pd.DataFrame(out)
 
 
+#: The ECDF's targets: best BLEU minus each delta.
+ECDF_DELTAS: tuple[float, ...] = (0.0, 0.5, 1.0, 2.0)
+
+
 def runtime_ecdf(
     runs: Mapping[tuple[str, str], pd.DataFrame],
-    deltas: Sequence[float] = (0.0, 0.5, 1.0, 2.0),
+    deltas: Sequence[float] = ECDF_DELTAS,
     grid: np.ndarray | None = None,
     n_init: int = 3,
 ) -> pd.DataFrame:
@@ -219,168 +253,226 @@ def average_rank(
     return out
 
 
-def claims(per_trial: pd.DataFrame) -> pd.DataFrame:
-    """The paper's Section 6.1 claims, checked against our per-trial metrics.
-
-    Every claim becomes a numeric statement (the ``claim`` column) with a 95 % paired
-    bootstrap interval over trials (trial ``t`` of every method on a task starts from the same
-    initial rows, so methods are compared by resampling trial indices jointly, see
-    :mod:`nmthpo.engine.stats`), and the verdict follows from the interval:
-
-    1. RS ftb / rows in 0.35-0.65 on every task with a unique best row
-       (:func:`~nmthpo.engine.stats.band_verdict` per task, then
-       :func:`~nmthpo.engine.stats.composite_verdict`); the interval columns hold the union of
-       the tasks' intervals.
-    2. RS ftb equals its exact expectation ``E[max(K, 3)]`` on every task: the interval of
-       mean ftb / expectation covers 1 on every task (``ours`` keeps the largest ``|z|``).
-    3. BO-EI-M / RS ftb on sw-en in 0.05-0.15 (the paper's "10 %").
-    4. Best GB beats best BO on 4 of 6 tasks: a task counts as a win only if the interval of
-       ftb(best GB) - ftb(best BO) lies below 0 (best by mean); the interval columns hold
-       the range ``[wins, wins + ties]`` of the count (:class:`~nmthpo.engine.stats.WinCount`).
-    5. BO-EI-M ftb - GB-EI-M ftb on en-ja in 28-48 (the paper's "38").
-    6. GB-EIF beats GB-EI in most (task, kernel) cells: clear wins as in 4.
-    7. Matern and RBF about equally good: the median over (task, surrogate) cells of
-       ``|log(ftb_M / ftb_R)|`` lies below 0.2 (one joint resample of trials for all cells).
-
-    Returns
-    -------
-    DataFrame
-        :func:`~nmthpo.engine.stats.claims_frame` (index ``claim``; columns paper, ours, the
-        95 % interval, verdict, note).
+# -- the statistics of Section 6.1's claims (judged by the records of
+#    nmthpo.studies.single_objective_claims) ---------------------------------------------------
+def weakest(parts: Mapping[str, Estimate], score: Callable[[Estimate], float],
+            what: str = "") -> Estimate:
+    """A composite estimate: ``parts`` plus, as its own value and interval, those of the part
+    that is weakest for the statement (the largest ``score``) -- so a row's interval is a real
+    95 % interval of one part, while the verdict (:class:`~nmthpo.engine.claims.Every`,
+    :class:`~nmthpo.engine.claims.AllOf`) follows every part. The note lists every part.
     """
-    from nmthpo.engine.metrics import expected_rs_ftb
-    from nmthpo.engine.stats import (
-        Claim,
-        band_verdict,
-        claims_frame,
-        composite_verdict,
-        covers_verdict,
-        interval_verdict,
-        paired_bootstrap,
-        paired_difference,
-        paired_ratio,
-        win_count,
-    )
+    if not parts:
+        return Estimate(float("nan"), note="no part of the statement is in the run")
+    defined = {k: e for k, e in parts.items() if e.defined}
+    pool = defined or dict(parts)
+    pick = max(pool, key=lambda k: score(pool[k]))
+    e = parts[pick]
+    listing = "; ".join(f"{k}: {p.shown()} {p.interval()}" for k, p in parts.items())
+    return Estimate(e.value, e.low, e.high, text=f"{e.shown()} ({pick})",
+                    note=(f"{what}; " if what else "") + f"shown: the weakest part ({pick}); "
+                    f"every part: {listing}", parts=dict(parts), quantity=e.quantity)
 
-    ftb = mean_table(per_trial, "ftb")
-    wide = per_trial.pivot_table(index="trial", columns=["task", "method"], values="ftb",
+
+def _wide(per_trial: pd.DataFrame, metric: str = "ftb") -> pd.DataFrame:
+    """Per-trial values: rows trials, columns (task, method)."""
+    return per_trial.pivot_table(index="trial", columns=["task", "method"], values=metric,
                                  sort=True)
-    sec = "Sec. 6.1, Table 3"
-    out: list[Claim] = []
-    # 1. RS explores roughly half of the table for ftb. With b rows tied at the best value a
-    #    uniformly random order reaches the first of them after about n/(b+1) rows, so the claim
-    #    is checked on the tasks with a unique best row (all but zh-en, which has three).
-    unique = [t for t in ftb.index if load_table(t).best_rows.size == 1]
-    if "rs" in ftb.columns and unique:
-        ivs = {t: _so_mean_interval(_so_trials(wide, t, "rs") / load_table(t).n_rows)
-               for t in unique}
-        frac = {t: ftb.loc[t, "rs"] / load_table(t).n_rows for t in unique}
-        lo, hi = min(frac.values()), max(frac.values())
-        out.append(Claim(
-            "RS needs about half of the table for ftb (0.35-0.65 on every task with a unique "
-            "best row)", sec, "roughly half", f"{lo:.2f}-{hi:.2f} of the table",
-            min(v[1] for v in ivs.values()), max(v[2] for v in ivs.values()),
-            composite_verdict(band_verdict(v[1], v[2], 0.35, 0.65) for v in ivs.values()),
-            f"per task ({', '.join(unique)}): bootstrap interval of mean ftb / rows over "
-            "trials, each inside 0.35-0.65; CI columns: their union"))
-    # 2. RS against its exact expectation E[max(K, 3)] (ties included).
-    if "rs" in ftb.columns:
-        zs, ratios = [], []
-        n_init = per_trial.attrs.get("n_init", 3)
-        for t in ftb.index:
-            g = _so_trials(wide, t, "rs")
-            table = load_table(t)
-            nb = table.best_rows.size if per_trial.attrs.get("ties", "value") == "value" else 1
-            exact = expected_rs_ftb(table.n_rows, n_init, nb)
-            zs.append((g.mean() - exact) / (g.std(ddof=1) / np.sqrt(g.size)))
-            ratios.append(_so_mean_interval(g / exact))
-        worst = float(np.max(np.abs(zs)))
-        out.append(Claim(
-            "RS ftb equals its exact expectation E[max(K,3)] on every task", "(theory)",
-            "(theory)", f"max |z| = {worst:.2f}", min(r[1] for r in ratios),
-            max(r[2] for r in ratios),
-            composite_verdict(covers_verdict(r[1], r[2], 1.0) for r in ratios),
-            "per task: bootstrap interval of mean ftb / E[max(K,3)], which must cover 1; CI "
-            "columns: the union over tasks"))
-    # 3. BO-EI-M needs ~10% of RS's runtime on sw-en.
-    if "sw-en" in ftb.index and {"rs", "bo-ei-m"} <= set(ftb.columns):
-        bo, rs = _so_paired(wide, "sw-en", "bo-ei-m", "rs")
-        est, lo, hi = paired_ratio(bo, rs)
-        out.append(Claim(
-            "BO-EI-M ftb / RS ftb on sw-en is about 0.10 (0.05-0.15)", sec,
-            "10% of the runtime", est, lo, hi, band_verdict(lo, hi, 0.05, 0.15),
-            "paired bootstrap of the ratio of mean ftb over trials"))
-    # 4. Best GB beats best BO on ftb on four of six tasks.
-    gb = [c for c in ftb.columns if c.startswith("gb-")]
-    bo_m = [c for c in ftb.columns if c.startswith("bo-")]
-    if gb and bo_m:
-        by_mean = int((ftb[gb].min(axis=1) < ftb[bo_m].min(axis=1)).sum())
-        ivs4 = [paired_difference(*_so_paired(wide, t, str(ftb.loc[t, gb].idxmin()),
-                                              str(ftb.loc[t, bo_m].idxmin())))[1:]
-                for t in ftb.index]
-        wc = win_count(ivs4, "below")
-        out.append(Claim(
-            "best GB beats best BO on ftb on 4 of the 6 tasks", sec, "4 of 6", str(wc),
-            float(wc.wins), float(wc.wins + wc.ties), wc.verdict(4),
-            "a win: the paired interval of ftb(best GB) - ftb(best BO) lies below 0 (best by "
-            f"mean); CI columns: the count's range [wins, wins + ties]; by means alone "
-            f"{by_mean} of {len(ftb)}"))
-    # 5. On en-ja GB-EI-M reduces BO-EI-M's ftb by 38.
-    if "en-ja" in ftb.index and {"gb-ei-m", "bo-ei-m"} <= set(ftb.columns):
-        est, lo, hi = paired_difference(*_so_paired(wide, "en-ja", "bo-ei-m", "gb-ei-m"))
-        out.append(Claim(
-            "on en-ja, BO-EI-M ftb - GB-EI-M ftb is about 38 (28-48)", sec, "38", est, lo, hi,
-            band_verdict(lo, hi, 28.0, 48.0), "paired bootstrap of the difference of mean ftb"))
-    # 6. EIF often beats EI.
-    pairs = [("gb-eif-m", "gb-ei-m"), ("gb-eif-r", "gb-ei-r")]
-    pairs = [p for p in pairs if set(p) <= set(ftb.columns)]
-    if pairs:
-        by_mean = sum(int((ftb[a] < ftb[b]).sum()) for a, b in pairs)
-        wc = win_count([paired_difference(*_so_paired(wide, t, a, b))[1:]
-                        for a, b in pairs for t in ftb.index], "below")
-        out.append(Claim(
-            "GB-EIF beats GB-EI on ftb in most (task, kernel) cells", sec, "often", str(wc),
-            float(wc.wins), float(wc.wins + wc.ties), wc.verdict(wc.parts // 2 + 1, wc.parts),
-            "a win: the paired interval of ftb(EIF) - ftb(EI) lies below 0; CI columns: the "
-            f"count's range [wins, wins + ties]; by means alone {by_mean} of {wc.parts}"))
-    # 7. Matérn and RBF about equally good.
-    kp = [("bo-ei-m", "bo-ei-r"), ("gb-ei-m", "gb-ei-r"), ("gb-eif-m", "gb-eif-r")]
-    kp = [p for p in kp if set(p) <= set(ftb.columns)]
-    if kp:
-        cols = [(t, m) for a, b in kp for t in ftb.index for m in (a, b)]
-        arr = wide[cols].dropna().to_numpy().reshape(-1, len(cols) // 2, 2)
-
-        def median_log_ratio(x: np.ndarray) -> np.ndarray:
-            m = x.mean(axis=1)
-            return np.median(np.abs(np.log(m[..., 0] / m[..., 1])), axis=1)
-
-        est, lo, hi = paired_bootstrap([arr], median_log_ratio)
-        out.append(Claim(
-            "Matern and RBF about equally good: median |log ftb ratio| < 0.2", sec,
-            "almost equally good", est, lo, hi, interval_verdict(lo, hi, 0.2, "below"),
-            "median over (task, surrogate) cells of |log(mean ftb Matern / mean ftb RBF)|; one "
-            "joint resample of trial indices for all cells"))
-    return claims_frame(out)
 
 
-def _so_trials(wide: pd.DataFrame, task: str, method: str) -> np.ndarray:
-    """The per-trial values of one (task, method) column of :func:`claims`' wide frame."""
-    return wide[(task, method)].dropna().to_numpy()
-
-
-def _so_paired(wide: pd.DataFrame, task: str, a: str, b: str) -> tuple[np.ndarray, np.ndarray]:
+def _paired(wide: pd.DataFrame, task: str, a: str, b: str) -> tuple[np.ndarray, np.ndarray]:
     """Two methods' per-trial values on ``task``, aligned by trial (trials both have)."""
     pair = wide[[(task, a), (task, b)]].dropna()
     return pair[(task, a)].to_numpy(), pair[(task, b)].to_numpy()
 
 
-def _so_mean_interval(values: np.ndarray) -> tuple[float, float, float]:
+def _has(per_trial: pd.DataFrame, task: str, *methods: str) -> bool:
+    sel = per_trial[per_trial.task == task]
+    return set(methods) <= set(sel.method)
+
+
+def unique_best_tasks(per_trial: pd.DataFrame) -> list[str]:
+    """The tasks on which "the best row" is one row under the frame's tie convention (all of
+    them with ``first-id``; with ``value``, those whose best BLEU is not shared: all but
+    zh-en)."""
+    tasks = [str(t) for t in dict.fromkeys(per_trial.task)]
+    if per_trial.attrs.get("ties", "value") != "value":
+        return tasks
+    return [t for t in tasks if load_table(t).best_rows.size == 1]
+
+
+def rs_table_fraction(per_trial: pd.DataFrame, centre: float = 0.5) -> Estimate:
+    """RS's mean ftb / rows per task (bootstrap over trials), on :func:`unique_best_tasks`.
+
+    With ``b`` rows tied at the best value a uniformly random order reaches the first of them
+    after about ``n / (b + 1)`` rows, so a task with tied best rows (zh-en under ``ties =
+    "value"``) is left out. Shown: the task farthest from ``centre``.
+    """
     from nmthpo.engine.stats import bootstrap_mean
 
-    return bootstrap_mean(values)
+    parts = {}
+    for t in unique_best_tasks(per_trial):
+        v = per_trial[(per_trial.task == t) & (per_trial.method == "rs")]["ftb"]
+        if len(v):
+            est, lo, hi = bootstrap_mean(v.to_numpy(float) / load_table(t).n_rows)
+            parts[t] = Estimate(est, lo, hi, quantity="fraction")
+    left = sorted(set(map(str, per_trial.task)) - set(parts))
+    what = ("mean ftb / rows of RS per task, bootstrap over trials"
+            + (f"; left out (tied best rows): {', '.join(left)}" if left else ""))
+    return weakest(parts, lambda e: max(abs(e.low - centre), abs(e.high - centre)), what)
+
+
+def rs_expectation(per_trial: pd.DataFrame) -> Estimate:
+    """RS's mean ftb over its exact expectation ``E[max(K, 3)]`` per task (ties included).
+
+    Shown: the task whose interval lies farthest from 1.
+    """
+    from nmthpo.engine.metrics import expected_rs_ftb
+    from nmthpo.engine.stats import bootstrap_mean
+
+    n_init = per_trial.attrs.get("n_init", 3)
+    value_ties = per_trial.attrs.get("ties", "value") == "value"
+    parts = {}
+    for t in dict.fromkeys(per_trial.task):
+        v = per_trial[(per_trial.task == t) & (per_trial.method == "rs")]["ftb"]
+        if not len(v):
+            continue
+        table = load_table(str(t))
+        exact = expected_rs_ftb(table.n_rows, n_init,
+                                table.best_rows.size if value_ties else 1)
+        est, lo, hi = bootstrap_mean(v.to_numpy(float) / exact)
+        parts[str(t)] = Estimate(est, lo, hi, quantity="ratio")
+    return weakest(parts, lambda e: max(abs(e.low - 1), abs(e.high - 1)),
+                   "mean ftb / E[max(K,3)] of RS per task, bootstrap over trials")
+
+
+def ftb_percent_of(per_trial: pd.DataFrame, task: str, a: str, b: str) -> Estimate:
+    """``100 * mean ftb(a) / mean ftb(b)`` on ``task``, paired bootstrap over trials."""
+    from nmthpo.engine.stats import paired_ratio
+
+    if not _has(per_trial, task, a, b):
+        return Estimate(float("nan"), note=f"{a} or {b} not run on {task}")
+    est, lo, hi = paired_ratio(*_paired(_wide(per_trial), task, a, b))
+    return Estimate(100 * est, 100 * lo, 100 * hi, quantity="percent",
+                    note=f"100 x mean ftb {a} / mean ftb {b} on {task}, paired bootstrap over "
+                    "trials")
+
+
+def ftb_difference(per_trial: pd.DataFrame, task: str, a: str, b: str) -> Estimate:
+    """``mean ftb(a) - mean ftb(b)`` on ``task``, paired bootstrap over trials."""
+    from nmthpo.engine.stats import paired_difference
+
+    if not _has(per_trial, task, a, b):
+        return Estimate(float("nan"), note=f"{a} or {b} not run on {task}")
+    est, lo, hi = paired_difference(*_paired(_wide(per_trial), task, a, b))
+    return Estimate(est, lo, hi, quantity="evaluations",
+                    note=f"mean ftb {a} minus {b} on {task}, paired bootstrap over trials")
+
+
+def best_gb_beats_best_bo(per_trial: pd.DataFrame) -> Estimate:
+    """On how many tasks the best GB has a lower mean ftb than the best BO (each best by
+    mean), with the bootstrap interval of the count
+    (:func:`~nmthpo.engine.claims.win_count_interval`)."""
+    from nmthpo.engine.claims import win_count_interval
+
+    ftb = mean_table(per_trial, "ftb")
+    wide = _wide(per_trial)
+    gb = [c for c in ftb.columns if c.startswith("gb-")]
+    bo = [c for c in ftb.columns if c.startswith("bo-")]
+    if not gb or not bo:
+        return Estimate(float("nan"), note="needs a GB and a BO method", quantity="count")
+    pairs, best = {}, []
+    for t in ftb.index:
+        g, b = str(ftb.loc[t, gb].idxmin()), str(ftb.loc[t, bo].idxmin())
+        pairs[str(t)] = _paired(wide, str(t), g, b)
+        best.append(f"{t}: {g} vs {b}")
+    e = win_count_interval(pairs)
+    return Estimate(e.value, e.low, e.high, text=e.text, quantity="count",
+                    note=f"{e.note}; best by mean ({'; '.join(best)})")
+
+
+def eif_beats_ei(per_trial: pd.DataFrame) -> Estimate:
+    """In how many (task, kernel) cells GB-EIF has a lower mean ftb than GB-EI, with the
+    bootstrap interval of the count."""
+    from nmthpo.engine.claims import win_count_interval
+
+    wide = _wide(per_trial)
+    pairs = {}
+    for a, b in (("gb-eif-m", "gb-ei-m"), ("gb-eif-r", "gb-ei-r")):
+        for t in dict.fromkeys(per_trial.task):
+            if _has(per_trial, str(t), a, b):
+                pairs[f"{t} {a[-1].upper()}"] = _paired(wide, str(t), a, b)
+    if not pairs:
+        return Estimate(float("nan"), note="needs GB-EIF and GB-EI", quantity="count")
+    return win_count_interval(pairs)
+
+
+def kernel_gap(per_trial: pd.DataFrame) -> Estimate:
+    """Median over (task, surrogate and acquisition) cells of ``|log(mean ftb Matern / mean
+    ftb RBF)|``; one joint resample of trial indices for every cell."""
+    from nmthpo.engine.stats import paired_bootstrap
+
+    wide = _wide(per_trial)
+    kp = [("bo-ei-m", "bo-ei-r"), ("gb-ei-m", "gb-ei-r"), ("gb-eif-m", "gb-eif-r")]
+    cols = [(t, m) for a, b in kp for t in dict.fromkeys(per_trial.task)
+            if _has(per_trial, str(t), a, b) for m in (a, b)]
+    if not cols:
+        return Estimate(float("nan"), note="needs a method with both kernels", quantity="ratio")
+    arr = wide[cols].dropna().to_numpy().reshape(-1, len(cols) // 2, 2)
+
+    def median_log_ratio(x: np.ndarray) -> np.ndarray:
+        m = x.mean(axis=1)
+        return np.median(np.abs(np.log(m[..., 0] / m[..., 1])), axis=1)
+
+    est, lo, hi = paired_bootstrap([arr], median_log_ratio)
+    return Estimate(est, lo, hi, quantity="ratio",
+                    note=f"median over {len(cols) // 2} (task, method) cells of |log(mean ftb "
+                    "Matern / mean ftb RBF)|; one joint resample of trials for all cells")
+
+
+def initialisation_spread(per_trial: pd.DataFrame) -> Estimate:
+    """Median over (task, method) cells of the coefficient of variation of ftb over trials
+    (standard deviation / mean: how much the three random initial rows move the result);
+    one joint resample of trial indices for every cell."""
+    from nmthpo.engine.stats import paired_bootstrap
+
+    wide = _wide(per_trial).dropna()
+    if wide.empty:
+        return Estimate(float("nan"), note="no trials", quantity="ratio")
+    arr = wide.to_numpy(float)
+
+    def median_cv(x: np.ndarray) -> np.ndarray:
+        return np.median(x.std(axis=1, ddof=1) / x.mean(axis=1), axis=1)
+
+    est, lo, hi = paired_bootstrap([arr], median_cv)
+    return Estimate(est, lo, hi, quantity="ratio",
+                    note=f"median over {arr.shape[1]} (task, method) cells of sd / mean of ftb "
+                    "over trials; one joint resample of trials for all cells")
 
 
 # -- chapter helpers ----------------------------------------------------------------------------
+def formatted(frame: pd.DataFrame, quantity: str) -> pd.DataFrame:
+    """Every number of ``frame`` as :func:`nmthpo.engine.numbers.fmt` prints it for
+    ``quantity`` (tables for reading; text cells are kept)."""
+    from nmthpo.engine.numbers import fmt
+
+    def one(v: object) -> object:
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.number)):
+            return v
+        return fmt(float(v), quantity)
+
+    return frame.map(one)
+
+
+def mean_ftb(per_trial: pd.DataFrame, method: str, task: str, trials: int | None = None
+             ) -> float:
+    """Mean ftb of ``method`` on ``task`` over its first ``trials`` trials (NaN if absent)."""
+    sel = per_trial[(per_trial.method == method) & (per_trial.task == task)]
+    if trials is not None:
+        sel = sel[sel.trial < trials]
+    return float(sel["ftb"].mean()) if len(sel) else float("nan")
+
+
 def graph_settings(tasks: Sequence[str], kernel: str = "matern52") -> pd.DataFrame:
     """The kNN graph of each task under the paper's rule (footnote 12): k, degree, scale."""
     from nmthpo.models.graph import build_graph

@@ -6,7 +6,7 @@ runner's cache (:mod:`nmthpo.engine.runner`) with them (``make results``),
 :func:`load_setting` reads them back by calling the runner with the same arguments -- from the
 book's ``results/transfer``, or, for runs it lacks, from the user cache
 (:func:`nmthpo.studies.grids.user_dir`) -- and the remaining functions turn the tidy frames into
-the chapter's tables and its claim check (:func:`claims`).
+the chapter's tables. The paper's claims are records in :mod:`nmthpo.studies.transfer_claims`.
 
 The settings (all budget ``N_T = 50`` target evaluations including 3 random initial rows,
 ``N_S = 50`` sampled rows per source, seed 0; Section 5.1 of the paper):
@@ -32,6 +32,12 @@ The settings (all budget ``N_T = 50`` target evaluations including 3 random init
     source part alone (:data:`~nmthpo.optimizers.transfer.methods.ABLATION_METHODS`), leave one out
     on
     all six NMTHPO tasks; 30 repetitions.
+
+One more experiment explains the overhead claim of Section 5.4 (:func:`load_overhead`, cached
+in ``results/transfer/overhead``): the methods of Figure 5(c) and I-GP, re-timed side by side
+on one target, plus two variants that remove a cost of our implementations (TransBO's partial
+target GPs conditioned instead of re-fitted; SCoT's merged GP re-fitted at every trial instead
+of every tenth).
 """
 
 from __future__ import annotations
@@ -81,13 +87,24 @@ __all__ = [
     "PAPER_TOP2_TRANSBO",
     "SEED",
     "ChapterSetting",
+    "OVERHEAD_REPEATS",
+    "OVERHEAD_TARGET",
+    "OVERHEAD_VARIANTS",
+    "NAMES",
     "cache_path",
-    "claims",
+    "claim_glue",
     "compute_chapter4",
+    "compute_overhead",
     "curve_fluctuation",
     "dynamic_table",
+    "load_overhead",
     "load_setting",
     "missing_runs",
+    "overhead_specs",
+    "overhead_table",
+    "overhead_variant_curves",
+    "part_glue",
+    "prose_values",
     "paper_table1_shares",
     "rank_table",
     "setting_specs",
@@ -178,7 +195,8 @@ def compute_chapter4(jobs: int = 2, repeats: int = 30, cache_dir: str | Path | N
     Each setting gets ``min(setting.repeats, repeats)`` repetitions (``repeats=30`` is the
     published grid; a small value gives a quick development cache). Interrupted runs resume.
     On the 2-core machine the published grid (about 5,000 trials, most of them cheap) takes
-    about 20 minutes with ``jobs=2``. Without ``cache_dir`` the runs go to the book's
+    about 20 minutes with ``jobs=2``, the overhead experiment (:func:`compute_overhead`, into
+    ``<cache>/overhead``) about 2 more. Without ``cache_dir`` the runs go to the book's
     ``results/transfer`` under ``make results`` (``NMTHPO_WRITE_RESULTS=1``), else to the
     user cache.
     """
@@ -192,6 +210,7 @@ def compute_chapter4(jobs: int = 2, repeats: int = 30, cache_dir: str | Path | N
     cache.mkdir(parents=True, exist_ok=True)
     for name, s in CHAPTER_GRID.items():
         _run(name, min(s.repeats, repeats), None, jobs, cache, progress)
+    compute_overhead(min(OVERHEAD_REPEATS, repeats), jobs, cache / "overhead", progress)
 
 
 def load_setting(
@@ -338,282 +357,320 @@ def weight_summary(frame: pd.DataFrame, steps: Sequence[int] = (5, 10, 20, 50)) 
     return tab
 
 
-# -- claims --------------------------------------------------------------------------------------
-def _place(tab: pd.DataFrame, method: str) -> int:
-    """1-based place of ``method`` in a table sorted by ``all`` (ties share the better place)."""
-    v = tab.loc[method, "all"]
-    return int((tab["all"] < v - 1e-12).sum()) + 1
+# -- the overhead experiment ---------------------------------------------------------------------
+#: The target of the overhead experiment (the paper times one benchmark, Random Forest).
+OVERHEAD_TARGET = "zh-en"
+#: Its repetitions (the paper: 20; each repetition times every variant once, interleaved).
+OVERHEAD_REPEATS = 10
+#: Its folder in the book's cache (beside, not inside, the grid's runs).
+OVERHEAD_FOLDER = f"{FOLDERS['transfer']}/overhead"
+#: variant -> (method, settings): Figure 5(c)'s methods and I-GP as run by the chapter, and two
+#: variants without a cost of our implementations (:class:`~nmthpo.optimizers.transfer.methods.
+#: TransBO`'s ``cv_refit``, :class:`~nmthpo.optimizers.transfer.methods.SCoT`'s ``refit_every``).
+OVERHEAD_VARIANTS: dict[str, tuple[str, dict[str, object]]] = {
+    "igp": ("igp", {}),
+    "pogpe": ("pogpe", {}),
+    "tst": ("tst", {}),
+    "rgpe": ("rgpe", {}),
+    "transbo": ("transbo", {}),
+    "transbo, folds conditioned": ("transbo", {"cv_refit": False}),
+    "scot": ("scot", {}),
+    "scot, refit every trial": ("scot", {"refit_every": 1}),
+}
 
 
-def claims(
-    static5: pd.DataFrame,
-    static2: pd.DataFrame,
-    dynamic: pd.DataFrame,
-    nmtlc: pd.DataFrame,
-    ablation: pd.DataFrame,
-    step: int = 20,
-    overhead: pd.DataFrame | None = None,
-) -> pd.DataFrame:
-    """The paper's claims, what it reports, what we find, a 95 % interval and a verdict.
+def overhead_specs(target: str = OVERHEAD_TARGET) -> dict[str, RunSpec]:
+    """variant -> the :class:`~nmthpo.engine.runner.RunSpec` of the overhead experiment.
 
-    Intervals are paired bootstraps over repetitions: repetition ``r`` of every method on a
-    target shares its initial rows and source samples, so repetitions are resampled jointly
-    (for all methods and targets at once; :mod:`nmthpo.engine.stats`). Statistics and
-    thresholds (our choices; ``ours`` keeps the plain numbers):
-
-    * "best" (static many sources, ablation): TransBO's average rank at ``step`` minus the best
-      other method's lies below 0; "best or second best" (few sources, NMTLC): minus the
-      second-best other method's lies below 0 (the others ordered by their average rank);
-    * "competitive": RGPE's average rank minus TransBO's lies below 0.5;
-    * "fluctuates more": the total variation of the aggregated rank curve
-      (:func:`curve_fluctuation`) of RGPE with 2 sources exceeds both TransBO's with 2 sources
-      and RGPE's with 5: the smaller of the two differences lies above 0 (the bootstrap adds
-      noise to every resampled curve, which inflates a total variation; the differences
-      cancel most of it);
-    * "top 2 most often" (dynamic): TransBO's number of top-2 places at ``step`` minus the
-      largest other method's is at least 0 (places as in :func:`dynamic_table`);
-    * "rising": TransBO's mean ``p^T`` at the last step minus that at step 10 lies above 0.1;
-    * overhead (with ``overhead``, :func:`~nmthpo.engine.ranks.overhead_curve` of ``static5``):
-      SCoT's cumulative seconds at the last step exceed the largest other method's, and
-      TransBO's / POGPE's lies below 2; composite of the two parts.
+    Leave one out on ``target`` (its five sources), the chapter's budget and source sample;
+    the variants of :data:`OVERHEAD_VARIANTS`.
     """
-    from nmthpo.engine.stats import (
-        Claim,
-        bootstrap_mean,
-        claims_frame,
-        composite_verdict,
-        interval_verdict,
-        paired_bootstrap,
-        paired_difference,
-        paired_ratio,
-        win_count,
-    )
-
-    out: list[Claim] = []
-    last = int(static5["step"].max())
-    t5 = rank_table(static5, step)
-    t2 = rank_table(static2, step)
-    r5, r2 = _tr_rank_cube(static5), _tr_rank_cube(static2)
-
-    def versus(tab: pd.DataFrame, cube: tuple[list[str], list[int], np.ndarray], method: str,
-               place: int) -> tuple[float, float, float, str]:
-        """Rank of ``method`` minus that of the ``place``-th best other method at ``step``."""
-        others = [m for m in tab.index if m != method]
-        other = others[place - 1]
-        est, lo, hi = paired_difference(_tr_at(cube, method, step), _tr_at(cube, other, step))
-        wc = win_count([paired_difference(_tr_at(cube, method, step),
-                                          _tr_at(cube, m, step))[1:] for m in others])
-        note = (f"paired bootstrap over repetitions of the average rank at step {step}: "
-                f"{method} minus {other} (the {'best' if place == 1 else 'second-best'} other "
-                f"method), below 0; {method} is clearly ahead of {wc.wins} of {wc.parts} "
-                f"others, clearly behind {wc.losses}, tied with {wc.ties}")
-        return est, lo, hi, note
-
-    est, lo, hi, note = versus(t5, r5, "transbo", 1)
-    out.append(Claim(
-        "static, many sources: TransBO has the best average rank", "Sec. 5.2, Fig. 2",
-        "best on 4 benchmarks (29 sources)",
-        f"place {_place(t5, 'transbo')} of {len(t5)} at step {step} (rank "
-        f"{t5.loc['transbo', 'all']:.2f}; best {t5.index[0]} {t5['all'].iloc[0]:.2f})",
-        lo, hi, interval_verdict(lo, hi, 0.0, "below"), f"{note}; estimate {est:+.2f}"))
-    est, lo, hi, note = versus(t2, r2, "transbo", 2)
-    out.append(Claim(
-        "static, few sources: TransBO still performs well (best or second best)",
-        "Sec. 5.2, Fig. 3", "best on 4 benchmarks (5 sources)",
-        f"place {_place(t2, 'transbo')} of {len(t2)} at step {step} (rank "
-        f"{t2.loc['transbo', 'all']:.2f}; best {t2.index[0]} {t2['all'].iloc[0]:.2f})",
-        lo, hi, interval_verdict(lo, hi, 0.0, "below"), f"{note}; estimate {est:+.2f}"))
-    est, lo, hi = paired_difference(_tr_at(r5, "rgpe", step), _tr_at(r5, "transbo", step))
-    out.append(Claim(
-        "RGPE is competitive with TransBO given many sources (rank gap below 0.5)",
-        "Sec. 5.2, Fig. 2", "comparable on 2 of 4 benchmarks", est, lo, hi,
-        interval_verdict(lo, hi, 0.5, "below"),
-        f"RGPE - TransBO average rank at step {step} (5 sources), paired bootstrap over "
-        "repetitions"))
-    fl5 = curve_fluctuation(average_rank(static5))
-    fl2 = curve_fluctuation(average_rank(static2))
-    curves = [_tr_curve(r2, "rgpe"), _tr_curve(r2, "transbo"), _tr_curve(r5, "rgpe")]
-    n = min(c.shape[0] for c in curves)
-    _, lo1, hi1 = paired_bootstrap([c[:n] for c in curves], lambda a, b, c: _tv(a) - _tv(b))
-    _, lo2, hi2 = paired_bootstrap([c[:n] for c in curves], lambda a, b, c: _tv(a) - _tv(c))
-    est, lo, hi = paired_bootstrap([c[:n] for c in curves],
-                                   lambda a, b, c: np.minimum(_tv(a) - _tv(b), _tv(a) - _tv(c)))
-    out.append(Claim(
-        "RGPE fluctuates more than TransBO with few sources", "Sec. 5.2, Fig. 3",
-        "larger fluctuation over trials with 5 sources",
-        f"rank-curve total variation, 2 sources: RGPE {fl2['rgpe']:.2f}, TransBO "
-        f"{fl2['transbo']:.2f}; RGPE with 5 sources {fl5['rgpe']:.2f}",
-        lo, hi, interval_verdict(lo, hi, 0.0, "above"),
-        "interval of the smaller of TV(RGPE, 2) - TV(TransBO, 2) "
-        f"[{lo1:.2f}, {hi1:.2f}] and TV(RGPE, 2) - TV(RGPE, 5) [{lo2:.2f}, {hi2:.2f}], "
-        "above 0; paired bootstrap over repetitions (resampling inflates every total "
-        "variation)"))
-    dt = dynamic_table(dynamic, (step, last))
-    top2 = dt[f"top2 share@{step}"]
-    n_dyn = dynamic["target"].nunique()
-    rival = str(top2.drop("transbo").idxmax())
-    best_cube = _tr_best_cube(dynamic, step)
-    est, lo, hi = paired_bootstrap([best_cube[2]], lambda b: _tr_top2_lead(b, best_cube[0]))
-    out.append(Claim(
-        "dynamic: TransBO is first or second most often", "Sec. 1 and 5.2, Table 1",
-        f"top 2 on {PAPER_TOP2_TRANSBO} of 30 tasks "
-        f"({PAPER_TOP2_TRANSBO / 30:.0%}), the most of the four",
-        f"top 2 on {top2['transbo'] * n_dyn:.0f} of {n_dyn} tasks at step {step} "
-        f"(RGPE {top2['rgpe'] * n_dyn:.0f}, TST {top2['tst'] * n_dyn:.0f}, "
-        f"POGPE {top2['pogpe'] * n_dyn:.0f}); at step {last}: "
-        f"{dt[f'top2 share@{last}']['transbo'] * n_dyn:.0f}",
-        lo, hi, interval_verdict(lo, hi, -0.5, "above"),
-        f"TransBO's top-2 count at step {step} minus the largest other's (now {rival}), "
-        f"resampling repetitions jointly; at least 0; estimate {est:+.0f}"))
-    top2l = dt[f"top2 share@{last}"]
-    rival_l = str(top2l.drop("transbo").idxmax())
-    cube_l = _tr_best_cube(dynamic, last)
-    est, lo, hi = paired_bootstrap([cube_l[2]], lambda b: _tr_top2_lead(b, cube_l[0]))
-    firsts = ", ".join(f"{m} {int(v)}" for m, v in dt[f"1st@{last}"].items())
-    out.append(Claim(
-        f"dynamic, the paper's yardstick (best after {last} trials): TransBO is first or "
-        "second most often", "Table 1", f"top 2 on {PAPER_TOP2_TRANSBO} of 30 tasks, the most",
-        f"top 2 on {top2l['transbo'] * n_dyn:.0f} of {n_dyn} tasks at step {last} "
-        f"(RGPE {top2l['rgpe'] * n_dyn:.0f}, TST {top2l['tst'] * n_dyn:.0f}, POGPE "
-        f"{top2l['pogpe'] * n_dyn:.0f}); first places {firsts}, of them clear "
-        f"{int(dt[f'clear 1st@{last}'].sum())}",
-        lo, hi, interval_verdict(lo, hi, -0.5, "above"),
-        f"TransBO's top-2 count at step {last} minus the largest other's (now {rival_l}), "
-        f"resampling repetitions jointly; at least 0; estimate {est:+.0f}"))
-    tl = rank_table(nmtlc, step)
-    est, lo, hi, note = versus(tl, _tr_rank_cube(nmtlc), "transbo", 2)
-    out.append(Claim(
-        "second setting (NMTLC fine-tuned, 1 source): TransBO best or second best",
-        "(not in the paper)", "(not in the paper)",
-        f"place {_place(tl, 'transbo')} of {len(tl)} at step {step} (best {tl.index[0]})",
-        lo, hi, interval_verdict(lo, hi, 0.0, "below"), f"{note}; estimate {est:+.2f}"))
-    ta = rank_table(ablation, step)
-    est, lo, hi, note = versus(ta, _tr_rank_cube(ablation), "transbo-ms", 1)
-    out.append(Claim(
-        "Phase-1 source surrogate: TransBO's beats POGPE's, TST's, RGPE's",
-        "Sec. 5.4, Fig. 4", "best average rank and ADTM",
-        f"place {_place(ta, 'transbo-ms')} of {len(ta)} at step {step} (best {ta.index[0]})",
-        lo, hi, interval_verdict(lo, hi, 0.0, "below"), f"{note}; estimate {est:+.2f}"))
-    ws = weight_summary(static5, (10, last))
-    p10, pl = ws.loc["transbo", "p_T@10"], ws.loc["transbo", f"p_T@{last}"]
-    w10, wl = _tr_weights(static5, "transbo", 10), _tr_weights(static5, "transbo", last)
-    est, lo, hi = paired_difference(wl, w10)
-    out.append(Claim(
-        "TransBO's target weight keeps increasing with the trials", "Sec. 5.4, Fig. 5",
-        "increasing (POGPE constant 0.5; RGPE fluctuating)",
-        f"TransBO mean p_T {p10:.2f} at step 10 -> {pl:.2f} at {last}; POGPE "
-        f"{ws.loc['pogpe', f'p_T@{last}']:.2f}; TST {ws.loc['tst', f'p_T@{last}']:.2f}"
-        f"; RGPE mean |dp| {ws.loc['rgpe', 'mean |dp|']:.2f} vs TransBO "
-        f"{ws.loc['transbo', 'mean |dp|']:.2f}",
-        lo, hi, interval_verdict(lo, hi, 0.1, "above"),
-        f"TransBO's mean p_T at step {last} minus at step 10, paired bootstrap over "
-        "repetitions; above 0.1 ('rising'); POGPE's and RGPE's weights are not tested"))
-    est, lo, hi = bootstrap_mean(_tr_weights(static5, "tst", last))
-    out.append(Claim(
-        "TST's target weight stays low", "Sec. 5.4, Fig. 5", "low (below TransBO's)",
-        est, lo, hi, interval_verdict(lo, hi, 0.5, "below"),
-        f"TST's mean p_T at step {last} (mean over targets per repetition), bootstrap over "
-        "repetitions; 'low' read as below 0.5, POGPE's constant"))
-    if overhead is not None:
-        fin = overhead[overhead["step"] == overhead["step"].max()].set_index("method")[
-            "cum_seconds"]
-        fin = fin.drop([m for m in ("rs",) if m in fin.index])
-        ratio = fin["transbo"] / fin["pogpe"]
-        secs = _tr_seconds(static5)
-        top = str(fin.drop("scot").idxmax())
-        _, lo_a, hi_a = paired_difference(secs["scot"], secs[top])
-        est, lo, hi = paired_ratio(secs["transbo"], secs["pogpe"])
-        out.append(Claim(
-            "overhead: SCoT grows fastest; TransBO close to POGPE", "Sec. 5.4, Fig. 5c",
-            "SCoT largest; TransBO ~ POGPE ~ TST; RGPE extra",
-            f"largest: {fin.idxmax()}; TransBO / POGPE = {ratio:.0f}x", lo, hi,
-            composite_verdict([interval_verdict(lo_a, hi_a, 0.0, "above"),
-                               interval_verdict(lo, hi, 2.0, "below")]),
-            f"CI: TransBO / POGPE cumulative seconds at step {last} (below 2: 'close'); SCoT "
-            f"minus {top} (the largest other) [{lo_a:.1f}, {hi_a:.1f}] s (above 0: "
-            "'largest'); paired bootstrap over repetitions; wall-clock seconds of the machine "
-            "that wrote the cache"))
-    return claims_frame(out)
+    srcs = default_sources(target)
+    return {v: transfer_spec(m, target, srcs, N_SOURCE, BUDGET, 3, SEED, settings=dict(st))
+            for v, (m, st) in OVERHEAD_VARIANTS.items()}
 
 
-_RankCube = tuple[list[str], list[int], np.ndarray]
+def _overhead_frame(specs: dict[str, RunSpec], repeats: int, jobs: int,
+                    cache: Path | None, progress: bool) -> pd.DataFrame:
+    """Run ``repeats`` repetitions of every variant, one repetition of all variants at a time
+    (so that every variant is timed under the same load), and tag each run's frame."""
+    from nmthpo.engine.runner import run_specs
+
+    res = []
+    for r in range(1, repeats + 1):
+        res = run_specs(list(specs.values()), r, jobs, cache, progress)
+    frames = []
+    for v, rr in zip(specs, res, strict=True):
+        f = rr.frame.copy()
+        f.insert(0, "variant", v)
+        frames.append(f)
+    return pd.concat(frames, ignore_index=True)
 
 
-def _tr_rank_cube(frame: pd.DataFrame) -> _RankCube:
-    """Methods, steps and ranks averaged over targets: shape (repetitions, methods, steps).
+def compute_overhead(repeats: int = OVERHEAD_REPEATS, jobs: int = 1,
+                     cache_dir: str | Path | None = None, progress: bool = False) -> None:
+    """Time every variant of :data:`OVERHEAD_VARIANTS` into the cache (interleaved by
+    repetition). Without ``cache_dir``: the book's ``results/transfer/overhead`` under
+    ``make results``, else the user cache."""
+    if repeats < 1:
+        raise ValueError(f"repeats must be >= 1, got {repeats}")
+    if cache_dir is not None:
+        cache = Path(cache_dir)
+    else:
+        cache = book_dir(OVERHEAD_FOLDER) if writing_results() else user_dir(OVERHEAD_FOLDER)
+    cache.mkdir(parents=True, exist_ok=True)
+    _overhead_frame(overhead_specs(), repeats, jobs, cache, progress)
 
-    Ranks are those of :func:`~nmthpo.engine.ranks.average_rank` (within each target,
-    repetition and step; ties share the average rank); averaging over targets first and over
-    repetitions last gives the aggregated average rank when every target has every repetition.
+
+def load_overhead(repeats: int | None = None, use_cache: bool = True,
+                  cache_dir: str | Path | None = None, jobs: int = 1) -> pd.DataFrame:
+    """The overhead experiment's tidy frame (a ``variant`` column before the runner's).
+
+    ``repeats`` is capped at :data:`OVERHEAD_REPEATS`. ``use_cache`` reads the book's
+    ``results/transfer/overhead`` when it holds every run (else the missing ones are timed
+    into the user cache, as :func:`load_setting` does); ``False`` times afresh without storing
+    (the seconds then describe this machine, not the published run).
     """
-    from nmthpo.engine.ranks import ranked
-
-    f = ranked(frame)
-    wide = f.pivot_table(index="rep", columns=["method", "step"], values="rank",
-                         aggfunc="mean").dropna()
-    methods = list(dict.fromkeys(wide.columns.get_level_values(0)))
-    steps = sorted(set(wide.columns.get_level_values(1)))
-    cols = pd.MultiIndex.from_product([methods, steps])
-    arr = wide.reindex(columns=cols).to_numpy().reshape(len(wide), len(methods), len(steps))
-    return methods, steps, arr
-
-
-def _tr_at(cube: _RankCube, method: str, step: int) -> np.ndarray:
-    methods, steps, arr = cube
-    return arr[:, methods.index(method), steps.index(step)]
-
-
-def _tr_curve(cube: _RankCube, method: str, start: int = 4) -> np.ndarray:
-    """Per-repetition rank curves of ``method`` from step ``start`` on: (repetitions, steps)."""
-    methods, steps, arr = cube
-    return arr[:, methods.index(method), [i for i, s in enumerate(steps) if s >= start]]
+    r = OVERHEAD_REPEATS if repeats is None else min(int(repeats), OVERHEAD_REPEATS)
+    if r < 1:
+        raise ValueError(f"repeats must be >= 1, got {r}")
+    specs = overhead_specs()
+    if not use_cache:
+        return _overhead_frame(specs, r, jobs, None, False)
+    if cache_dir is not None:
+        cache = Path(cache_dir)
+    else:
+        book = book_dir(OVERHEAD_FOLDER)
+        have = all((book / f"{sp.stem()}.parquet").exists()
+                   and pd.read_parquet(book / f"{sp.stem()}.parquet", columns=["rep"])[
+                       "rep"].nunique() >= r for sp in specs.values())
+        if have or writing_results():
+            cache = book
+        else:
+            cache = seed_user_cache(OVERHEAD_FOLDER, [sp.stem() for sp in specs.values()])
+    return _overhead_frame(specs, r, jobs, cache, False)
 
 
-def _tv(curves: np.ndarray) -> np.ndarray:
-    """Total variation of the mean curve of each resample: (B, n, steps) -> (B,)."""
-    return np.abs(np.diff(curves.mean(axis=1), axis=-1)).sum(axis=-1)
+def overhead_table(frame: pd.DataFrame) -> pd.DataFrame:
+    """Per variant: cumulative suggestion seconds at the last trial (mean over repetitions),
+    milliseconds per suggestion, and the ratio to POGPE's seconds."""
+    last = frame.groupby(["variant", "rep"])["seconds"].sum()
+    n_sugg = int(frame["step"].max()) - 3  # the 3 initial rows are not suggested
+    tab = last.groupby("variant").mean().rename("seconds").to_frame()
+    tab["ms per suggestion"] = 1000 * tab["seconds"] / max(n_sugg, 1)
+    if "pogpe" in tab.index:
+        tab["/ POGPE"] = tab["seconds"] / tab.loc["pogpe", "seconds"]
+    tab = tab.reindex([v for v in OVERHEAD_VARIANTS if v in tab.index])
+    tab.index.name = "variant"
+    return tab
 
 
-def _tr_best_cube(frame: pd.DataFrame, step: int) -> tuple[list[str], list[str], np.ndarray]:
-    """Best BLEU after ``step`` evaluations: methods, targets, shape (repetitions, M, T)."""
-    from nmthpo.engine.ranks import best_so_far
-
-    f = best_so_far(frame)
-    f = f[f["step"] == step]
-    wide = f.pivot_table(index="rep", columns=["method", "target"], values="best").dropna()
-    methods = sorted(set(wide.columns.get_level_values(0)))
-    targets = list(dict.fromkeys(frame["target"]))
-    cols = pd.MultiIndex.from_product([methods, targets])
-    arr = wide.reindex(columns=cols).to_numpy().reshape(len(wide), len(methods), len(targets))
-    return methods, targets, arr
+def overhead_variant_curves(frame: pd.DataFrame) -> pd.DataFrame:
+    """Mean cumulative suggestion seconds per variant and step (columns ``method`` -- the
+    variant's label --, ``step``, ``cum_seconds``), for :func:`nmthpo.plots.overhead_plot`."""
+    f = frame.sort_values(["variant", "target", "rep", "step"]).copy()
+    f["cum_seconds"] = f.groupby(["variant", "target", "rep"], sort=False)["seconds"].cumsum()
+    out = f.groupby(["variant", "step"], as_index=False)["cum_seconds"].mean()
+    out = out.rename(columns={"variant": "method"})
+    order = {v: i for i, v in enumerate(OVERHEAD_VARIANTS)}
+    return out.sort_values(["method", "step"], key=lambda c: c.map(order) if c.name == "method"
+                           else c).reset_index(drop=True)
 
 
-def _tr_top2_lead(best: np.ndarray, methods: list[str]) -> np.ndarray:
-    """TransBO's top-2 count minus the largest other's, per resample: (B, n, M, T) -> (B,).
-
-    Places per target are dense ranks of the mean best BLEU over repetitions (tied methods
-    share a place), as in :func:`~nmthpo.engine.ranks.rank_counts`.
-    """
-    v = np.round(best.mean(axis=1), 10)  # (B, M, T)
-    m = v.shape[1]
-    first = np.ones_like(v, dtype=bool)  # first occurrence of each distinct value
-    for j in range(1, m):
-        first[:, j] = ~(v[:, :j] == v[:, j:j + 1]).any(axis=1)
-    higher = (v[:, None, :, :] > v[:, :, None, :]) & first[:, None, :, :]  # (B, M, M', T)
-    place = 1 + higher.sum(axis=2)  # (B, M, T)
-    top2 = (place <= 2).sum(axis=2)  # (B, M)
-    i = methods.index("transbo")
-    return np.asarray(top2[:, i] - np.delete(top2, i, axis=1).max(axis=1), dtype=float)
+# -- prose -----------------------------------------------------------------------------------------
+#: How the prose names the methods.
+NAMES: dict[str, str] = {
+    "rs": "random search", "igp": "I-GP", "scot": "SCoT", "sgpr": "SGPR", "pogpe": "POGPE",
+    "tst": "TST", "tstm": "TST-M", "rgpe": "RGPE", "transbo": "TransBO",
+    "transbo-ms": "TransBO", "pogpe-ms": "POGPE", "tst-ms": "TST", "rgpe-ms": "RGPE",
+}
 
 
-def _tr_weights(frame: pd.DataFrame, method: str, step: int) -> np.ndarray:
-    """Mean target weight over targets per repetition at ``step`` (repetition order)."""
-    f = frame[(frame["method"] == method) & (frame["step"] == step)]
-    return f.groupby("rep", sort=True)["target_weight"].mean().to_numpy()
+def _name(method: str) -> str:
+    return NAMES.get(method, method)
 
 
-def _tr_seconds(frame: pd.DataFrame) -> dict[str, np.ndarray]:
-    """Cumulative suggestion seconds at each trial's end, mean over targets, per repetition."""
-    tot = frame.groupby(["method", "rep", "target"])["seconds"].sum()
-    per = tot.groupby(["method", "rep"]).mean().unstack("rep").dropna(axis=1)
-    return {str(m): per.loc[m].to_numpy() for m in per.index}
+def _ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def _names(methods: Sequence[str]) -> str:
+    from nmthpo.engine.numbers import join
+
+    return join([_name(m) for m in methods])
+
+
+def claim_glue(table: pd.DataFrame, prefix: str = "ch4") -> dict[str, str]:
+    """Glue keys ``<prefix>.v.<id>`` (verdict), ``.ours.<id>`` and ``.ci.<id>`` of every row
+    of an evaluated claims (or findings) table."""
+    out = {}
+    for _, r in table.iterrows():
+        cid = str(r["id"])
+        out[f"{prefix}.ours.{cid}"] = str(r["ours"])
+        if "verdict" in r:
+            out[f"{prefix}.v.{cid}"] = str(r["verdict"])
+            lo, hi = r["95% CI low"], r["95% CI high"]
+            out[f"{prefix}.ci.{cid}"] = "no interval" if lo == "-" else f"[{lo}, {hi}]"
+        else:
+            out[f"{prefix}.ci.{cid}"] = str(r["95% CI"])
+    return out
+
+
+def part_glue(ev: object, scope: object, prefix: str = "ch4") -> dict[str, str]:
+    """Glue keys ``<prefix>.part.<id>.<part>`` (``value [low, high]``) of every part of the
+    composite claims whose needs ``scope`` meets (``n/a`` for the others)."""
+    import re
+
+    from nmthpo.engine.claims import Scope
+    from nmthpo.engine.numbers import fmt_interval
+    from nmthpo.studies.transfer_claims import CLAIMS
+
+    assert isinstance(scope, Scope)
+    out = {}
+    for c in CLAIMS:
+        if c.statistic is None or not hasattr(c.rule, "rules") and not hasattr(c.rule, "rule"):
+            continue
+        est = None if c.needs.missing(scope) is not None else c.statistic(ev)
+        for part in getattr(c.rule, "rules", None) or (est.parts if est and est.parts else {}):
+            key = f"{prefix}.part.{c.id}.{re.sub(r'[^a-z0-9]+', '-', part.lower()).strip('-')}"
+            e = None if est is None or not est.parts else est.parts.get(part)
+            out[key] = "n/a" if e is None else fmt_interval(e.value, e.low, e.high, e.quantity)
+    return out
+
+
+def prose_values(ev: object, scope: object, claims_table: pd.DataFrame,
+                 findings_table: pd.DataFrame, crosscheck: str | None = None) -> dict[str, str]:
+    """Every number, name and verdict the chapter's prose quotes, formatted (glue keys
+    ``ch4.*``). ``ev`` and ``scope`` are :func:`nmthpo.studies.transfer_claims.evidence_for`'s."""
+    import re
+
+    from nmthpo.engine.numbers import fmt, join
+    from nmthpo.studies.transfer_claims import TransferEvidence, seconds_per_rep
+
+    assert isinstance(ev, TransferEvidence)
+    step = ev.step
+    s5, s2 = ev.static5, ev.static2
+    last = int(s5["step"].max())
+    out: dict[str, str] = {"ch4.step": str(step), "ch4.last": str(last)}
+    out.update(claim_glue(claims_table))
+    out.update(claim_glue(findings_table))
+    out.update(part_glue(ev, scope))
+
+    def r(x: float) -> str:
+        return fmt(x, "rank")
+
+    # static, 5 sources
+    t5 = rank_table(s5, step, interval=True)
+    a5 = rank_table(s5, step, "adtm", interval=True)
+    ci = ["95% CI low", "95% CI high"]
+    out["ch4.rank_noise"] = r(float(((t5[ci[1]] - t5[ci[0]]) / 2).mean()))
+    out["ch4.adtm_noise"] = fmt(float(((a5[ci[1]] - a5[ci[0]]) / 2).mean()))
+    tr = [m for m in t5.index if m not in ("rs", "igp")]
+    out["ch4.s5_tr_lo"], out["ch4.s5_tr_hi"] = r(t5.loc[tr, "all"].min()), r(
+        t5.loc[tr, "all"].max())
+    out["ch4.s5_igp"] = r(t5.loc["igp", "all"])
+    out["ch4.s5_best"] = _name(t5.index[0])
+    out["ch4.s5_worst_tr"] = _name(tr[-1])
+    atr = [m for m in a5.index if m not in ("rs", "igp")]
+    out["ch4.a5_tr_lo"], out["ch4.a5_tr_hi"] = fmt(a5.loc[atr, "all"].min()), fmt(
+        a5.loc[atr, "all"].max())
+    out["ch4.a5_igp"], out["ch4.a5_rs"] = fmt(a5.loc["igp", "all"]), fmt(a5.loc["rs", "all"])
+    worse = [m for m in atr if a5.loc[m, "all"] >= a5.loc["igp", "all"]]
+    out["ch4.a5_not_below_igp"] = _names(worse) if worse else "none"
+    place = int((t5["all"] < t5.loc["transbo", "all"] - 1e-12).sum()) + 1
+    out["ch4.s5_tb_place"] = _ordinal(place)
+    out["ch4.n_static"] = str(len(t5))
+    ahead = list(t5.index[:place])
+    out["ch4.s5_top"] = ", ".join(f"{_name(m)} {r(t5.loc[m, 'all'])}" for m in ahead)
+    out["ch4.s5_top1"] = _name(t5.index[0])
+    out["ch4.s5_tb_gap"] = r(t5.loc["transbo", "all"] - t5["all"].iloc[0])
+    # static, 2 sources
+    t2 = rank_table(s2, step, interval=True)
+    place2 = int((t2["all"] < t2.loc["transbo", "all"] - 1e-12).sum()) + 1
+    out["ch4.s2_tb_place"] = _ordinal(place2)
+    out["ch4.s2_tb"], out["ch4.s2_igp"] = r(t2.loc["transbo", "all"]), r(t2.loc["igp", "all"])
+    out["ch4.s2_best"] = _name(t2.index[0])
+    # target weights
+    four = s5[s5["method"].isin(["pogpe", "tst", "rgpe", "transbo"])]
+    ws = weight_summary(four, (6, 10, 20, last))
+    pct = {s: fmt(100 * ws.loc["transbo", f"share p_T=1@{s}"], "percent") for s in (6, last)}
+    out["ch4.locked6"], out["ch4.locked_last"] = pct[6], pct[last]
+    out["ch4.tb_p10"] = fmt(ws.loc["transbo", "p_T@10"], "fraction")
+    out["ch4.tb_plast"] = fmt(ws.loc["transbo", f"p_T@{last}"], "fraction")
+    out["ch4.tst_plast"] = fmt(ws.loc["tst", f"p_T@{last}"], "fraction")
+    out["ch4.rgpe_dp"] = fmt(ws.loc["rgpe", "mean |dp|"], "fraction")
+    out["ch4.tb_dp"] = fmt(ws.loc["transbo", "mean |dp|"], "fraction")
+    # RGPE
+    out["ch4.rgpe_place5"] = _ordinal(int((t5["all"] < t5.loc["rgpe", "all"] - 1e-12).sum()) + 1)
+    fl5 = curve_fluctuation(average_rank(s5))
+    fl2 = curve_fluctuation(average_rank(s2))
+    out["ch4.tv2_rgpe"], out["ch4.tv2_tb"] = r(fl2["rgpe"]), r(fl2["transbo"])
+    out["ch4.tv5_rgpe"] = r(fl5["rgpe"])
+    # dynamic
+    dyn = ev.dynamic
+    dlast = int(dyn["step"].max())
+    dt = dynamic_table(dyn, (step, dlast))
+    n_dyn = int(dyn["target"].nunique())
+    out["ch4.n_dyn"] = str(n_dyn)
+    for s, tag in ((step, "s"), (dlast, "l")):
+        for m in ("transbo", "rgpe", "tst", "pogpe"):
+            out[f"ch4.d{tag}_1st_{m}"] = str(int(dt.loc[m, f"1st@{s}"]))
+            out[f"ch4.d{tag}_2nd_{m}"] = str(int(dt.loc[m, f"2nd@{s}"]))
+            out[f"ch4.d{tag}_top2_{m}"] = str(int(round(dt.loc[m, f"top2 share@{s}"] * n_dyn)))
+            out[f"ch4.d{tag}_tied_{m}"] = str(int(dt.loc[m, f"tied 1st@{s}"]))
+        out[f"ch4.d{tag}_clear"] = str(int(dt[f"clear 1st@{s}"].sum()))
+    out["ch4.d_share_place"] = fmt(100 / n_dyn, "percent")
+    td = rank_table(dyn, step)
+    close = td.drop(index=[m for m in ("pogpe",) if m in td.index])["all"]
+    out["ch4.dyn_spread"] = r(float(close.max() - close.min()))
+    # NMTLC
+    tl = rank_table(ev.nmtlc, step)
+    order = list(tl.index)
+    out["ch4.nm_best"] = _names([m for m in order if tl.loc[m, "all"] <= tl["all"].min() + 1e-12])
+    out["ch4.nm_tb_place"] = _ordinal(order.index("transbo") + 1)
+    out["ch4.nm_rgpe_place"] = _ordinal(order.index("rgpe") + 1)
+    # Phase 1 ablation
+    ta = rank_table(ev.ablation, step)
+    aa = rank_table(ev.ablation, step, "adtm")
+    out["ch4.ab_order"] = ", ".join(f"{_name(m)} {r(ta.loc[m, 'all'])}" for m in ta.index)
+    out["ch4.ab_best"] = _name(ta.index[0])
+    out["ch4.ab_adtm"] = ", ".join(f"{_name(m)} {fmt(aa.loc[m, 'all'])}" for m in aa.index)
+    # overhead
+    secs = seconds_per_rep(s5)
+    out["ch4.oh_ratio"] = fmt(secs["transbo"].mean() / secs["pogpe"].mean(), "ratio")
+    out["ch4.oh_slowest"] = _name(max(secs, key=lambda m: secs[m].mean()))
+    if ev.overhead is not None:
+        ot = overhead_table(ev.overhead)
+        out["ch4.ox_target"] = str(ev.overhead["target"].iloc[0])
+        out["ch4.ox_reps"] = str(int(ev.overhead.groupby("variant")["rep"].nunique().min()))
+        for v, key in (("transbo", "tb"), ("transbo, folds conditioned", "tbc"),
+                       ("scot", "scot"), ("scot, refit every trial", "scot1"),
+                       ("igp", "igp"), ("pogpe", "pogpe")):
+            out[f"ch4.ox_ms_{key}"] = fmt(ot.loc[v, "ms per suggestion"], "auto")
+            out[f"ch4.ox_ratio_{key}"] = fmt(ot.loc[v, "/ POGPE"], "ratio")
+        slow = ot.drop(index=[v for v in ot.index if v == "scot, refit every trial"])
+        out["ch4.ox_slowest_without"] = str(slow["seconds"].idxmax())
+        out["ch4.ox_slowest"] = str(ot["seconds"].idxmax())
+    # OpenBox cross-check
+    if crosscheck:
+        dw = re.search(r"max \|dw\| = ([0-9.e+-]+)", crosscheck)
+        dp = re.search(r"max \|dp\| [^=]*= ([0-9.e+-]+)", crosscheck)
+        if dw and dp:
+            out["ch4.ob_dw"] = fmt(max(float(dw.group(1)), float(dp.group(1))), "p")
+    # exercises
+    few = rank_table(s5[s5["rep"] < 10], step, interval=True)
+    w30 = float((t5[ci[1]] - t5[ci[0]]).mean())
+    w10 = float((few[ci[1]] - few[ci[0]]).mean())
+    out["ch4.ex1_widen"] = fmt(100 * (w10 / w30 - 1) if w30 > 0 else float("nan"), "percent")
+    out["ch4.ex1_top"] = ", ".join(f"{_name(m)} {r(few.loc[m, 'all'])}" for m in few.index[:4])
+    out["ch4.ex1_tb_place"] = _ordinal(list(few.index).index("transbo") + 1)
+    counts = {s: rank_counts(dyn, step=s).sum(axis=1) for s in range(5, dlast + 1, 5)}
+    lead = [s for s, c in counts.items() if c["transbo"] >= c.drop("transbo").max()]
+    out["ch4.ex2_tb_leads"] = join([str(s) for s in lead]) if lead else "no trial"
+    out["ch4.ex2_tb_seq"] = ", ".join(str(int(c["transbo"])) for s, c in counts.items()
+                                      if s >= 25)
+    rg = [s for s, c in counts.items() if c["rgpe"] >= c.drop("rgpe").max()]
+    out["ch4.ex2_rgpe_leads"] = str(len(rg))
+    out["ch4.ex2_n"] = str(len(counts))
+    return out
