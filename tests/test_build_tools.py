@@ -120,7 +120,8 @@ def test_api_reference_lists_every_module():
     assert res.returncode == 0, res.stderr
 
 
-@pytest.mark.parametrize("tool", ["make_results", "build_book", "api_reference", "lock"])
+@pytest.mark.parametrize("tool", ["make_results", "build_book", "api_reference", "lock",
+                                  "prose_check", "extract_changes"])
 def test_tools_run_as_scripts(tool: str) -> None:
     """Each tool is a program: ``python tools/X.py --help`` prints its usage (a lost
     ``__main__`` guard would print nothing and exit 0)."""

@@ -17,7 +17,11 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
+    """Extract every old run (see the module docstring)."""
+    import argparse
+
+    argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0]).parse_args(argv)
     from nmthpo.engine.cache import atomic_write, sha256_file
     from nmthpo.studies.changes import CHANGES, CHANGES_FOLDER
 
