@@ -360,7 +360,7 @@ def test_committed_study_caches_are_accepted_as_they_are(monkeypatch: pytest.Mon
         monkeypatch.setitem(genetic._CACHEABLE, kind, functools.wraps(real)(refuse))
         frame = genetic.cached_table(kind, cache_dir=book_dir(GA_TABLES.folder),
                                      **{**GA_TABLES.params, **extra})
-        assert len(frame) >= 7
+        assert len(frame) >= (2 if kind == "long" else 7)  # "long": m = 20, 25 only
     res = scoring_results.chapter6_results()
     assert all(len(f) for f in res.values())
     after = {p: p.stat().st_mtime_ns for d in ("ga", "scoring")
