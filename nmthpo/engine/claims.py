@@ -678,7 +678,7 @@ def rules_table() -> pd.DataFrame:
          "as above"),
     ]
     out = pd.DataFrame(rows + yard, columns=["verdict or yardstick", "when"])
-    out.insert(0, "kind", ["verdict"] * len(rows) + ["yardstick"] * len(yard))
+    out.insert(0, "kind", ["verdicts"] * len(rows) + ["yardsticks"] * len(yard))
     return out.set_index(["kind", "verdict or yardstick"])
 
 

@@ -107,7 +107,9 @@ def counts(frame: pd.DataFrame, by: str | None = None) -> pd.DataFrame | pd.Seri
     if by is None:
         return frame["verdict"].value_counts().reindex(list(VERDICTS), fill_value=0)
     table = pd.crosstab(frame[by], frame["verdict"])
-    return table.reindex(columns=list(VERDICTS), fill_value=0)
+    table = table.reindex(columns=list(VERDICTS), fill_value=0)
+    table.columns.name = None  # a table of counts, not of verdicts
+    return table
 
 
 def write_ledger(path: str | Path) -> pd.DataFrame:
