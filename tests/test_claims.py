@@ -183,3 +183,17 @@ def test_win_count_interval_is_an_interval_of_the_count() -> None:
 def test_rules_table_states_every_verdict() -> None:
     table = rules_table()
     assert set(VERDICTS) <= set(table.index.get_level_values(1))
+
+
+def test_a_composite_shows_the_interval_of_the_part_that_decides() -> None:
+    from nmthpo.engine.claims import NoData, deciding_part
+
+    rule = Every(Below(0))
+    est = Estimate(0, parts={"x": E(-2, -1), "y": E(1, 2)})
+    assert deciding_part(rule, est) == est.parts["y"]
+    claim = Claim("zd20.x.c", "zhang-duh-2020", "Table 3", "below 0 on every task", "< 0",
+                  lambda ev: est, rule, "the paper says 'every'")
+    table = evaluate([claim], None, Scope(trials=100))
+    assert table["verdict"].iloc[0] == "partly"
+    assert (table["95% CI low"].iloc[0], table["95% CI high"].iloc[0]) == ("1.00", "2.00")
+    assert NoData("NAS-Bench-201").judge(est)[0] == "not testable"
