@@ -101,18 +101,10 @@ def _parse_sources(text: str | None, task: str) -> tuple[str, ...] | None:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    from nmthpo.engine import fidelity
     from nmthpo.engine.runner import run
 
-    if fidelity.on_curves(args.method, args.task, args.curves):  # issue 14: budget in checkpoints
-        # checked before any work by commands.validate._curves_run
-        fres = fidelity.run_curves(args.method, args.task, trials=args.trials, budget=args.budget,
-                                   seed=args.seed, settings=parse_settings(args.set),
-                                   jobs=args.jobs)
-        fres.save(args.out)
-        print(f"{fres.trials} trials of {args.method} on the learning curves of {args.task} "
-              f"({fres.spec.budget} checkpoints each) -> {Path(args.out) / 'evaluations.parquet'}")
-        return 0
+    # every kind of run goes through the one runner; a learning-curve run (budget in
+    # checkpoints) was recognised and checked before any work by commands.validate
     sources = _parse_sources(args.sources, args.task)
     stop = "none" if args.no_stop else ("target" if sources is None else None)
     res = run(
@@ -120,11 +112,15 @@ def _cmd_run(args: argparse.Namespace) -> int:
         n_init=args.n_init, budget=args.budget, stop=stop,
         settings=parse_settings(args.set), jobs=args.jobs, scheduler=args.scheduler,
         cache_dir=args.cache, progress=not args.quiet, sources=sources,
-        n_source=args.n_source,
+        n_source=args.n_source, curves=args.curves,
     )
-    res.save(args.out)
-    dest = Path(args.out) / "sequences.ss"
-    print(f"{res.trials} trials of {args.method} on {args.task} -> {dest}")
+    res.save(args.out, force=args.force)
+    if hasattr(res, "evaluations"):
+        print(f"{res.trials} trials of {args.method} on the learning curves of {args.task} "
+              f"({res.spec.budget} checkpoints each) -> {Path(args.out) / 'evaluations.parquet'}")
+    else:
+        print(f"{res.trials} trials of {args.method} on {args.task} -> "
+              f"{Path(args.out) / 'sequences.ss'}")
     return 0
 
 
@@ -231,7 +227,10 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     r.add_argument("--cache", default=None, help="cache directory: finished trials are kept "
                    "there (SHA-256 checked) and an interrupted run resumes from them")
     r.add_argument("--quiet", action="store_true", help="no progress bar")
-    r.add_argument("--out", required=True, help="output directory")
+    r.add_argument("--out", required=True, help="output directory (refused if it holds the "
+                   "output of another run; the same run writes over its own)")
+    r.add_argument("--force", action="store_true",
+                   help="replace the output of another run in --out")
     r.set_defaults(func=_cmd_run)
 
     e = sub.add_parser("evaluate", help="score sample sequences (upstream's plain format)")

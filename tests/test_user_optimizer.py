@@ -78,15 +78,19 @@ def test_cli_runs_a_user_class_with_two_workers(tmp_path):
     assert "Traceback" not in bad.stderr
 
 
-def test_main_and_local_classes_are_refused_clearly():
+def test_local_classes_are_refused_clearly_and_main_classes_run_on_workers():
     class Local(MyOptimizer):
         pass
 
     with pytest.raises(ValueError, match="define it at the top level of a module"):
         resolve(Local)
+    # a class of __main__ (a script, a notebook cell) cannot be imported by workers: it
+    # travels inside its spec, by value, and gives the rows of one worker
     Main = type("Main", (MyOptimizer,), {"__module__": "__main__"})
-    with pytest.raises(ValueError, match="put the class in a module"):
-        run(Main, "ja-en", trials=2, jobs=2, progress=False)
+    one = run(Main, "ja-en", trials=3, jobs=1, progress=False)
+    two = run(Main, "ja-en", trials=3, jobs=2, progress=False)
+    assert one.spec.method == two.spec.method == "__main__:Main"
+    assert one.sequences == two.sequences
 
 
 def test_bad_method_paths_are_clear_errors():
@@ -125,5 +129,5 @@ def test_user_transfer_optimizer_gets_its_context():
 
 
 def test_spec_carries_the_resolved_method_to_workers():
-    spec = runner._prepare(RunSpec(PATH, "ja-en"), parallel=True)
+    spec = runner._prepare(RunSpec(PATH, "ja-en"))
     assert spec.resolved == resolve(PATH) and spec == RunSpec(PATH, "ja-en")

@@ -319,6 +319,31 @@ def _run(args: argparse.Namespace) -> None:
                          f"and the {n} rows of {args.task}")
     if settings and not transfer:
         _check_setting_values(args, method, settings)
+    _check_out(args, _table_spec(args, settings).payload())
+
+
+def _table_spec(args: argparse.Namespace, settings: Mapping[str, object]) -> Any:
+    """The :class:`~nmthpo.engine.runner.RunSpec` that ``nmthpo run`` will run."""
+    from nmthpo.engine.runner import RunSpec, default_sources
+
+    sources = None
+    if args.sources is not None:
+        sources = default_sources(args.task) if args.sources == "all" else tuple(
+            x.strip() for x in args.sources.split(",") if x.strip())
+    stop = "none" if args.no_stop else ("target" if sources is None else None)
+    return RunSpec(args.method, args.task, objective=args.objective, seed=args.seed,
+                   n_init=args.n_init, budget=args.budget, stop=stop, settings=dict(settings),
+                   sources=sources, n_source=args.n_source)
+
+
+def _check_out(args: argparse.Namespace, payload: Mapping[str, Any]) -> None:
+    """Refuse an ``--out`` that holds the output of another run (unless ``--force``)."""
+    from nmthpo.engine.runner import output_problem
+
+    why = None if getattr(args, "force", False) else output_problem(args.out, payload)
+    if why is not None:
+        raise UsageError(f"--out {args.out}: {why}; choose another directory, or pass --force "
+                         "to replace it")
 
 
 def _curves_run(args: argparse.Namespace) -> bool:
@@ -348,6 +373,7 @@ def _curves_run(args: argparse.Namespace) -> bool:
         fidelity.build_optimizer(spec, table, 0)
     except (ValueError, KeyError, TypeError) as exc:
         raise UsageError(str(exc.args[0]) if exc.args else str(exc)) from None
+    _check_out(args, spec.payload())
     return True
 
 

@@ -31,6 +31,13 @@ Recommendation (one rule for every method)
 Seeding: trial ``t`` of seed ``s`` uses ``numpy.random.default_rng([s, t, 1])`` (the runner's
 rule, :mod:`nmthpo.engine.runner`), so a trial depends only on (method, task, settings,
 budget, seed, trial) and never on ``jobs``.
+
+One runner: a :class:`CurveRunSpec` is a spec of :func:`nmthpo.engine.runner.run_specs`'s
+protocol, so a learning-curve run has what every run has -- workers (joblib or Dask), a
+progress bar, the cache (one Parquet file per run with a sidecar holding its spec and SHA-256;
+each finished trial saved first, so an interrupted run resumes where it stopped) and Ctrl-C.
+A cached learning-curve run is reused only with its checksummed sidecar, and only if every
+job's value equals the curve's value at its checkpoint.
 """
 
 from __future__ import annotations
@@ -38,8 +45,9 @@ from __future__ import annotations
 import functools
 import heapq
 import json
+import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -102,6 +110,49 @@ class CurveRunSpec:
         """A stable hash of :meth:`payload`."""
         return key(self.payload())
 
+    def stem(self) -> str:
+        """File-name stem of the cached run."""
+        name = re.sub(r"[^A-Za-z0-9_.-]+", "-", self.method)
+        return f"{name}__{self.task}__curves__b{int(self.budget)}__s{self.seed}__{self.key()}"
+
+    # -- the spec protocol of nmthpo.engine.runner.run_specs --------------------------------
+    trial_column = "trial"
+    require_checksum = True
+
+    def run_trial(self, trial: int) -> dict[str, np.ndarray]:
+        """:func:`simulate_trial` of this spec."""
+        return simulate_trial(self, trial)
+
+    def tidy(self, trial: int, res: Mapping[str, np.ndarray]) -> pd.DataFrame:
+        """One trial's log as the run's tidy frame."""
+        return _tidy(trial, res)
+
+    def trial_problem(self, res: Mapping[str, np.ndarray]) -> str | None:
+        """Why ``res`` cannot be one trial of this spec (rows outside the table, checkpoints
+        below 1, values that are not the curves', a cost above the budget), or ``None``."""
+        try:
+            cols = {c: np.asarray(res[c]) for c in _LOG_COLUMNS}
+        except KeyError as exc:
+            return f"it lacks {exc}"
+        return _log_problem(self, cols)
+
+    def frame_problem(self, frame: pd.DataFrame) -> str | None:
+        """Why a cached frame cannot be this spec's run, or ``None``."""
+        if not {"trial", "step", *_LOG_COLUMNS} <= set(frame.columns):
+            return f"columns {sorted(frame.columns)} lack trial, step or {', '.join(_LOG_COLUMNS)}"
+        for t, g in frame.groupby("trial", sort=True):
+            if not np.array_equal(g["step"].to_numpy(), np.arange(len(g))):
+                return f"trial {t}: steps are not 0, 1, ..."
+            why = _log_problem(self, {c: g[c].to_numpy() for c in _LOG_COLUMNS})
+            if why is not None:
+                return f"trial {t}: {why}"
+        return None
+
+    def result(self, frame: pd.DataFrame) -> CurveRunResult:
+        """The run's result object."""
+        return CurveRunResult(self, frame)
+
+
     def validate(self) -> CurveRunSpec:
         """Raise ``ValueError``/``KeyError`` with a clear message for nonsense settings."""
         m = self.method_spec()
@@ -118,6 +169,29 @@ class CurveRunSpec:
                              f"{self.budget}")
         return self
 
+
+_LOG_COLUMNS = ("row", "checkpoint", "value", "cost", "recommended")
+
+
+def _log_problem(spec: CurveRunSpec, cols: Mapping[str, np.ndarray]) -> str | None:
+    table = load_curves(spec.task)
+    rows, ks = cols["row"].astype(np.int64), cols["checkpoint"].astype(np.int64)
+    if len({c.size for c in cols.values()}) != 1:
+        return "its columns differ in length"
+    if rows.size == 0:
+        return None
+    for name, r in (("row", rows), ("recommended", cols["recommended"].astype(np.int64))):
+        if r.min() < 0 or r.max() >= table.n_rows:
+            return f"{name} ids outside 0..{table.n_rows - 1}"
+    if ks.min() < 1 or ks.max() > table.max_len:
+        return f"checkpoints outside 1..{table.max_len}"
+    cost = cols["cost"].astype(np.int64)
+    if np.any(np.diff(cost) < 0) or cost[-1] > spec.budget:
+        return f"its cost decreases or exceeds the budget of {spec.budget}"
+    expected = table.best[rows, np.minimum(ks, table.lengths[rows]) - 1]  # table.query
+    if not np.array_equal(expected, cols["value"].astype(float), equal_nan=True):
+        return "values differ from the learning curves'"
+    return None
 
 def _build(spec: CurveRunSpec, table: LearningCurveTable, rng: np.random.Generator) -> Any:
     m = spec.method_spec()
@@ -250,18 +324,23 @@ class CurveRunResult:
                              "final_value": table.final[rows],
                              "cost": last["cost"].to_numpy(dtype=int)})
 
-    def save(self, out: str | Path) -> None:
+    def save(self, out: str | Path, force: bool = False) -> None:
         """Write ``out/evaluations.parquet``, ``out/recommendations.parquet`` and
-        ``out/spec.json`` (atomically)."""
+        ``out/spec.json`` (atomically); a directory holding another run's output is refused
+        unless ``force`` (:func:`nmthpo.engine.runner.check_output`)."""
+        from nmthpo.engine.runner import check_output
+
         out = Path(out)
+        check_output(out, self.spec.payload(), force)
         out.mkdir(parents=True, exist_ok=True)
         for name, frame in (("evaluations", self.evaluations),
                             ("recommendations", self.recommendations)):
             atomic_write(out / f"{name}.parquet", functools.partial(_to_parquet, frame))
-        write_text(out / "spec.json", json.dumps(self.spec.payload(), indent=2, default=str))
+        write_text(out / "spec.json", json.dumps(self.spec.payload(), indent=2, sort_keys=True,
+                                                 default=str))
 
 
-def on_curves(method: str | MethodSpec, task: str, force: bool = False) -> bool:
+def on_curves(method: str | type | MethodSpec, task: str, force: bool = False) -> bool:
     """Whether a run of ``method`` on ``task`` is a learning-curve run (this engine) rather
     than a lookup-table run (:mod:`nmthpo.engine.runner`): a multi-fidelity method, a task that
     has only learning curves (``lc-scratch-*``), or ``force`` (e.g. ``rs`` on
@@ -269,7 +348,7 @@ def on_curves(method: str | MethodSpec, task: str, force: bool = False) -> bool:
     from nmthpo.benchmark.learning_curves import LC_TASKS
     from nmthpo.benchmark.tables import TASKS
 
-    spec = method if isinstance(method, MethodSpec) else resolve(method)
+    spec = resolve(method)
     return force or spec.fidelity or (task in LC_TASKS and task not in TASKS)
 
 
@@ -277,20 +356,20 @@ def _to_parquet(frame: pd.DataFrame, path: Path) -> None:
     frame.to_parquet(path, index=False)
 
 
-def _trial_job(spec: CurveRunSpec, trial: int) -> tuple[int, dict[str, np.ndarray]]:
-    return trial, simulate_trial(spec, trial)
-
-
 def run_curves(
-    method: str | MethodSpec,
+    method: str | type | MethodSpec,
     task: str,
     trials: int = 100,
     budget: int | None = None,
     seed: int = 0,
     settings: Mapping[str, Any] | None = None,
     jobs: int = 1,
+    cache_dir: str | Path | None = None,
+    progress: bool = False,
+    scheduler: str | None = None,
 ) -> CurveRunResult:
-    """Run ``trials`` trials of a multi-fidelity ``method`` on the learning curves of ``task``.
+    """Run (or read from the cache) ``trials`` trials of a multi-fidelity ``method`` on the
+    learning curves of ``task``, through the one runner (:func:`nmthpo.engine.runner.run_specs`).
 
     Parameters
     ----------
@@ -305,25 +384,20 @@ def run_curves(
         Checkpoints per trial (default :func:`default_budget`: 30 mean curves).
     settings
         Method settings (e.g. ``{"eta": 2}``).
-    jobs
-        Worker processes (results do not depend on it).
+    jobs, scheduler
+        Worker processes, or a Dask scheduler's address (results do not depend on them).
+    cache_dir
+        Where finished trials and runs are kept (checksummed; resumable); ``None``: no cache.
+    progress
+        Show a progress bar.
     """
+    from nmthpo.engine.runner import run_specs
+
     if trials < 1:
         raise ValueError(f"trials must be >= 1, got {trials}")
-    if jobs < 1:
-        raise ValueError(f"jobs must be >= 1, got {jobs}")
-    name = method if isinstance(method, str) else method.path
-    resolved = method if isinstance(method, MethodSpec) else resolve(method)
-    table = load_curves(task)
-    b = default_budget(table) if budget is None else int(budget)
-    spec = CurveRunSpec(name, task, b, int(seed), dict(settings or {}))
-    spec = replace(spec, resolved=resolved).validate()
-    if jobs == 1:
-        results = [(t, simulate_trial(spec, t, table)) for t in range(trials)]
-    else:
-        import joblib
-
-        results = joblib.Parallel(n_jobs=jobs)(joblib.delayed(_trial_job)(spec, t)
-                                              for t in range(trials))
-    frames = [_tidy(t, r) for t, r in sorted(results, key=lambda x: x[0])]
-    return CurveRunResult(spec, pd.concat(frames, ignore_index=True))
+    resolved = resolve(method)
+    name = method if isinstance(method, str) else resolved.name
+    b = default_budget(load_curves(task)) if budget is None else int(budget)
+    spec = CurveRunSpec(name, task, b, int(seed), dict(settings or {}), resolved=resolved)
+    result: CurveRunResult = run_specs([spec], trials, jobs, cache_dir, progress, scheduler)[0]
+    return result

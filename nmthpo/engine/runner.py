@@ -51,6 +51,18 @@ A trial's result is validated the same way before it is written. Finished runs w
 checksums existed (the book's committed caches, some without any sidecar) are accepted when
 their rows validate.
 
+The spec protocol: :func:`run_specs` runs any spec that has what :class:`RunSpec` has for it --
+``method``, ``task``, ``resolved``, :meth:`~RunSpec.validate`, :meth:`~RunSpec.payload`,
+:meth:`~RunSpec.stem`, ``trial_column``, ``require_checksum``, :meth:`~RunSpec.run_trial`,
+:meth:`~RunSpec.tidy`, :meth:`~RunSpec.trial_problem`, :meth:`~RunSpec.frame_problem` and
+:meth:`~RunSpec.result`. The learning-curve runs of :mod:`nmthpo.engine.fidelity`
+(:class:`~nmthpo.engine.fidelity.CurveRunSpec`) are such specs: they share the workers, the
+progress bar, the cache with its checksummed sidecars, resume and the interrupt contract.
+
+Outputs: :func:`output_problem` tells whether a directory holds the output of another run
+(:meth:`RunResult.save` refuses to overwrite it unless ``force``), so an output directory is
+never silently replaced by a run of another spec; the same spec writes over its own output.
+
 Interrupts: SIGINT (and SIGTERM, which the CLI turns into one) during :func:`run_specs` stops
 the workers (joblib's processes are killed, a Dask client is closed, which cancels its tasks)
 and raises :class:`RunInterrupted`, whose message says how many trials are saved in the cache
@@ -96,15 +108,19 @@ from nmthpo.optimizers.registry import MethodSpec, build, resolve
 
 __all__ = [
     "CACHE_VERSION",
+    "OutputExists",
     "RunInterrupted",
     "RunResult",
     "RunSpec",
     "TransferResult",
+    "OUTPUT_FILES",
     "cached_runs",
+    "check_output",
     "default_sources",
     "dynamic_experiment",
     "initial_rows",
     "load_run",
+    "output_problem",
     "run",
     "run_machine",
     "run_specs",
@@ -202,7 +218,7 @@ class RunSpec:
             return cls(method, task, **kwargs)
         spec = resolve(method)
         settings = {**spec.settings, **dict(kwargs.pop("settings", None) or {})}
-        return cls(spec.path, task, settings=settings, resolved=replace(spec, settings={}),
+        return cls(spec.name, task, settings=settings, resolved=replace(spec, settings={}),
                    **kwargs)
 
     @property
@@ -245,7 +261,7 @@ class RunSpec:
         m = self.method_spec()
         if m.fidelity:
             raise ValueError(f"method {self.method!r} is a multi-fidelity method: run it on a "
-                             "learning-curve task with nmthpo.engine.fidelity.run")
+                             "learning-curve task (nmthpo.run(METHOD, 'lc-...'))")
         if self.objective not in m.objectives:
             raise KeyError(f"method {self.method!r} does not support objective "
                            f"{self.objective!r} (it supports {', '.join(m.objectives)})")
@@ -308,6 +324,34 @@ class RunSpec:
         if self.sources is not None:
             return f"{name}__{self.task}__{self.key()}"
         return f"{name}__{self.task}__{self.objective}__s{self.seed}__{self.key()}"
+
+    # -- the spec protocol of run_specs (module docstring) ---------------------------------
+    @property
+    def require_checksum(self) -> bool:
+        """Whether a finished run in the cache needs a checksummed sidecar to be reused: not
+        for table runs, whose committed caches partly predate checksums (their rows are
+        validated against the table instead)."""
+        return False
+
+    def run_trial(self, trial: int) -> dict[str, np.ndarray]:
+        """:func:`run_trial` of this spec."""
+        return run_trial(self, trial)
+
+    def tidy(self, trial: int, res: Mapping[str, np.ndarray]) -> pd.DataFrame:
+        """One trial's arrays as the run's tidy frame (:class:`RunResult`)."""
+        return _tidy(self, trial, res)
+
+    def trial_problem(self, res: Mapping[str, np.ndarray]) -> str | None:
+        """Why ``res`` cannot be one trial of this spec, or ``None``."""
+        return _rows_problem(self, np.asarray(res.get("row", np.array([-1]))))
+
+    def frame_problem(self, frame: pd.DataFrame) -> str | None:
+        """Why a cached frame cannot be this spec's run, or ``None``."""
+        return _frame_problem(self, frame)
+
+    def result(self, frame: pd.DataFrame) -> RunResult:
+        """The run's result object."""
+        return RunResult(self, frame)
 
 
 def transfer_spec(method: str, target: str, sources: Sequence[str], n_source: int = 50,
@@ -491,17 +535,17 @@ def _frame_problem(spec: RunSpec, frame: pd.DataFrame) -> str | None:
     return None
 
 
-def _read_final(spec: RunSpec, path: Path) -> dict[int, pd.DataFrame]:
+def _read_final(spec: Any, path: Path) -> dict[int, pd.DataFrame]:
     """The trials of a finished cached run, or ``{}`` (set aside) if it fails a check."""
-    frame = read_checked(path, spec.payload(), pd.read_parquet,
-                         lambda f: _frame_problem(spec, f), require_checksum=False)
+    frame = read_checked(path, spec.payload(), pd.read_parquet, spec.frame_problem,
+                         require_checksum=spec.require_checksum)
     if frame is None:
         return {}
     return {int(t): g.reset_index(drop=True)  # type: ignore[call-overload]
             for t, g in frame.groupby(spec.trial_column, sort=True)}
 
 
-def _partial_record(spec: RunSpec, trial: int) -> dict[str, Any]:
+def _partial_record(spec: Any, trial: int) -> dict[str, Any]:
     return {"stem": spec.stem(), "trial": trial}
 
 
@@ -510,14 +554,13 @@ def _load_npz(f: Path) -> dict[str, np.ndarray]:
         return {k: z[k] for k in z.files}
 
 
-def _read_partial(spec: RunSpec, f: Path) -> tuple[int, pd.DataFrame] | None:
+def _read_partial(spec: Any, f: Path) -> tuple[int, pd.DataFrame] | None:
     """One finished trial of an interrupted run, or ``None`` (set aside) if it fails a check."""
     t = int(f.stem.split("-")[1])
     res = read_checked(  # a bad file goes out of partial/, which is removed when done
-        f, _partial_record(spec, t), _load_npz,
-        lambda r: _rows_problem(spec, np.asarray(r.get("row", np.array([-1])))),
+        f, _partial_record(spec, t), _load_npz, spec.trial_problem,
         into=f.parents[2] / "damaged" / spec.stem())
-    return None if res is None else (t, _tidy(spec, t, res))
+    return None if res is None else (t, spec.tidy(t, res))
 
 
 @dataclass
@@ -541,13 +584,15 @@ class RunResult:
     def trials(self) -> int:
         return int(self.frame[self.spec.trial_column].nunique())
 
-    def save(self, out: str | Path) -> None:
+    def save(self, out: str | Path, force: bool = False) -> None:
         """Write ``out/sequences.ss`` (upstream format), the frame and ``spec.json``.
 
         The frame goes to ``results.parquet`` (single-task runs) or ``trajectories.parquet``
-        plus ``target_weights.csv`` (transfer runs).
+        plus ``target_weights.csv`` (transfer runs). A directory holding the output of another
+        run is refused (:class:`OutputExists`, :func:`output_problem`) unless ``force``.
         """
         out = Path(out)
+        check_output(out, self.spec.payload(), force)
         out.mkdir(parents=True, exist_ok=True)
         write_sequences(out / "sequences.ss", self.sequences)
         if self.spec.is_transfer:
@@ -563,23 +608,69 @@ class RunResult:
 #: The former name of a transfer run's result (one result class now).
 TransferResult = RunResult
 
+#: The files :meth:`RunResult.save` and
+#: :meth:`nmthpo.engine.fidelity.CurveRunResult.save` write into an output directory.
+OUTPUT_FILES = ("spec.json", "sequences.ss", "results.parquet", "trajectories.parquet",
+                "target_weights.csv", "evaluations.parquet", "recommendations.parquet")
 
-def _job(spec: RunSpec, trial: int) -> tuple[RunSpec, int, dict[str, np.ndarray]]:
-    return spec, trial, run_trial(spec, trial)
+
+class OutputExists(ValueError):
+    """An output directory holds the output of another run (nothing was written)."""
 
 
-def _execute(todo: list[tuple[RunSpec, int]], jobs: int, scheduler: str | None,
-             ) -> Iterator[tuple[RunSpec, int, dict[str, np.ndarray]]]:
-    """Yield (spec, trial, result) for ``todo``: serially, on joblib processes, or on Dask."""
+def output_problem(out: str | Path, payload: Mapping[str, Any]) -> str | None:
+    """Why writing a run of spec ``payload`` into ``out`` would replace another run's output,
+    or ``None`` (``out`` is missing, holds none of :data:`OUTPUT_FILES`, or holds the output
+    of the same spec: a rerun writes the same files again)."""
+    out = Path(out)
+    if not out.is_dir():
+        return None
+    side = out / "spec.json"
+    ours = [f for f in OUTPUT_FILES if (out / f).exists()]
+    if not side.exists():
+        if not ours:
+            return None
+        return f"{out} holds {', '.join(ours)} but no spec.json (not the output of this run)"
+    try:
+        found = json.loads(side.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return f"{out} holds an unreadable spec.json"
+    want = json.loads(json.dumps(dict(payload), sort_keys=True, default=str))
+    if found == want:
+        return None
+    if not isinstance(found, dict):
+        return f"{out} holds a spec.json that is not a run's spec"
+    desc = ", ".join(f"{k}={found[k]}" for k in ("method", "task", "target", "seed", "budget")
+                     if found.get(k) is not None)
+    return f"{out} holds the output of another run ({desc or 'another spec'})"
+
+
+def check_output(out: str | Path, payload: Mapping[str, Any], force: bool = False) -> None:
+    """Raise :class:`OutputExists` if ``out`` holds another run's output and not ``force``."""
+    why = None if force else output_problem(out, payload)
+    if why is not None:
+        raise OutputExists(f"{why}; choose another --out, or pass --force (force=True) to "
+                           "replace it")
+
+
+def _job(i: int, spec: Any, trial: int) -> tuple[int, int, dict[str, np.ndarray]]:
+    return i, trial, spec.run_trial(trial)
+
+
+def _execute(specs: Sequence[Any], todo: list[tuple[int, int]], jobs: int,
+             scheduler: str | None) -> Iterator[tuple[int, int, dict[str, np.ndarray]]]:
+    """Yield (index of the spec, trial, result) for ``todo``: serially, on joblib processes,
+    or on Dask. Results are matched to the caller's specs by index, never by what a worker
+    makes of its copy of the spec."""
     if not todo:
         return
     if jobs == 1 and scheduler is None:
-        for spec, t in todo:
-            yield spec, t, run_trial(spec, t)
+        for i, t in todo:
+            yield i, t, specs[i].run_trial(t)
         return
     import joblib
 
-    calls = (joblib.delayed(_job)(spec, t) for spec, t in todo)
+    calls = (joblib.delayed(_job)(i, specs[i], t) for i, t in todo)
     if scheduler is not None:
         from distributed import Client
 
@@ -590,20 +681,14 @@ def _execute(todo: list[tuple[RunSpec, int]], jobs: int, scheduler: str | None,
     yield from joblib.Parallel(n_jobs=jobs, return_as="generator_unordered")(calls)
 
 
-def _prepare(spec: RunSpec, parallel: bool) -> RunSpec:
+def _prepare(spec: Any) -> Any:
     if spec.resolved is None:
         spec = replace(spec, resolved=resolve(spec.method))
     spec.validate()
-    assert spec.resolved is not None
-    if parallel and spec.resolved.module == "__main__":
-        raise ValueError(
-            f"method {spec.resolved.cls} is defined in __main__ (a script or notebook), which "
-            "worker processes cannot import; put the class in a module on PYTHONPATH and "
-            "import it from there, or run with jobs=1")
     return spec
 
 
-def _write_run(cache: Path, spec: RunSpec, frame: pd.DataFrame, had_cached: bool) -> None:
+def _write_run(cache: Path, spec: Any, frame: pd.DataFrame, had_cached: bool) -> None:
     """Write a finished run and its sidecar: the spec, the machine fingerprint (``mixed`` if
     the trials were computed on machines with different fingerprints) and the checksum."""
     path = cache / f"{spec.stem()}.parquet"
@@ -652,24 +737,26 @@ def _stop_workers() -> None:
 
 
 def run_specs(
-    specs: Sequence[RunSpec],
+    specs: Sequence[Any],
     repeats: int = 30,
     jobs: int = 1,
     cache_dir: str | Path | None = None,
     progress: bool = False,
     scheduler: str | None = None,
-) -> list[RunResult]:
+) -> list[Any]:
     """Run (or read from the cache) ``repeats`` trials of every spec, in one worker pool.
 
-    Missing trials of all specs are scheduled together, so a whole experiment grid keeps
-    ``jobs`` workers busy. Returns one :class:`RunResult` per spec, in order.
+    ``specs`` are :class:`RunSpec` or any spec of the protocol (module docstring), e.g. the
+    learning-curve runs' :class:`~nmthpo.engine.fidelity.CurveRunSpec`. Missing trials of all
+    specs are scheduled together, so a whole experiment grid keeps ``jobs`` workers busy.
+    Returns one result per spec (``spec.result(frame)``: a :class:`RunResult` for a
+    :class:`RunSpec`), in order.
     """
     if repeats < 1:
         raise ValueError(f"repeats must be >= 1, got {repeats}")
     if jobs < 1:
         raise ValueError(f"jobs must be >= 1, got {jobs}")
-    parallel = jobs > 1 or scheduler is not None
-    specs = [_prepare(s, parallel) for s in specs]
+    specs = [_prepare(s) for s in specs]
     frames: dict[str, dict[int, pd.DataFrame]] = {s.stem(): {} for s in specs}
     cache = Path(cache_dir) if cache_dir is not None else None
     had_cached: set[str] = set()
@@ -683,13 +770,14 @@ def run_specs(
             if got:
                 had_cached.add(s.stem())
         if partial.exists():
-            for f in sorted(partial.glob(f"{'rep' if s.is_transfer else 'trial'}-*.npz")):
+            for f in sorted(partial.glob(f"{col}-*.npz")):
                 if int(f.stem.split("-")[1]) not in got:
                     item = _read_partial(s, f)
                     if item is not None:
                         got[item[0]] = item[1]
     unique = list({s.stem(): s for s in specs}.values())
-    todo = [(s, t) for s in unique for t in range(repeats) if t not in frames[s.stem()]]
+    todo = [(i, t) for i, s in enumerate(unique) for t in range(repeats)
+            if t not in frames[s.stem()]]
     total = repeats * len(unique)
     found = total - len(todo)
     if found and cache is not None:
@@ -702,18 +790,18 @@ def run_specs(
         bar = tqdm(total=len(todo), desc=desc, disable=not progress, leave=False)
         saved = found
         try:
-            for s, t, res in _execute(todo, jobs, scheduler):
-                why = _rows_problem(s, np.asarray(res["row"]))
+            for i, t, res in _execute(unique, todo, jobs, scheduler):
+                s = unique[i]
+                why = s.trial_problem(res)
                 if why is not None:
                     raise RuntimeError(f"internal error: trial {t} of {s.method} on {s.task} "
                                        f"broke the protocol ({why}); nothing was written")
                 if cache is not None:
-                    prefix = "rep" if s.is_transfer else "trial"
                     with _uninterrupted():
-                        _write_npz(cache / "partial" / s.stem() / f"{prefix}-{t:05d}.npz",
-                                   res, _partial_record(s, t))
+                        _write_npz(cache / "partial" / s.stem()
+                                   / f"{s.trial_column}-{t:05d}.npz", res, _partial_record(s, t))
                         saved += 1
-                frames[s.stem()][t] = _tidy(s, t, res)
+                frames[s.stem()][t] = s.tidy(t, res)
                 bar.update()
         except KeyboardInterrupt:
             bar.close()
@@ -722,7 +810,7 @@ def run_specs(
             raise RunInterrupted(saved, total, cache) from None
         finally:
             bar.close()
-    done = {s.stem() for s, _ in todo}
+    done = {unique[i].stem() for i, _ in todo}
     out = []
     for s in specs:
         got = frames[s.stem()]
@@ -736,7 +824,7 @@ def run_specs(
             except OSError:
                 pass
         col = s.trial_column
-        out.append(RunResult(s, frame[frame[col] < repeats].reset_index(drop=True)))
+        out.append(s.result(frame[frame[col] < repeats].reset_index(drop=True)))
     return out
 
 
@@ -760,8 +848,14 @@ def run(
     sources: Sequence[str] | None = None,
     n_source: int = 50,
     kernel: str = "matern52",
-) -> RunResult:
+    curves: bool = False,
+) -> Any:
     """Run (or read back from the cache) ``trials`` trials of ``method`` on ``task``.
+
+    A multi-fidelity method, a task with only learning curves (``lc-scratch-*``) or
+    ``curves=True`` make it a learning-curve run (:func:`nmthpo.engine.fidelity.run_curves`,
+    budget in checkpoints; returns a :class:`~nmthpo.engine.fidelity.CurveRunResult`);
+    otherwise a lookup-table run (returns a :class:`RunResult`).
 
     Parameters
     ----------
@@ -797,7 +891,17 @@ def run(
         Source tasks: a transfer run (see :func:`run_transfer` for the leave-one-out default).
     n_source, kernel
         Transfer runs only: sampled rows per source and the GP kernel.
+    curves : bool
+        Run on the learning curves of ``task`` (e.g. ``rs`` on ``lc-finetune-fr-en``).
     """
+    from nmthpo.engine import fidelity
+
+    if fidelity.on_curves(method, task, curves):
+        if sources is not None or objective != "bleu":
+            raise ValueError("a learning-curve run takes neither sources nor objective='pareto'")
+        return fidelity.run_curves(method, task, trials=trials, budget=budget, seed=seed,
+                                   settings=settings, jobs=jobs, cache_dir=cache_dir,
+                                   progress=progress, scheduler=scheduler)
     if trials < 1:
         raise ValueError(f"trials must be >= 1, got {trials}")
     if jobs < 1:

@@ -20,9 +20,14 @@ name, fixed settings and what the method supports):
 What a worker process needs to rebuild the method is the :class:`MethodSpec` itself (plain
 strings and settings, picklable): the runner resolves the method once in the calling process
 and sends the spec with every job, so methods added with :func:`register` or given as
-``module:Class`` work with ``jobs=2`` and on a Dask cluster. A class defined in ``__main__``
-(a script or a notebook) resolves in the calling process, but workers cannot import it: the
-runner refuses it for ``jobs > 1`` (put it in a module).
+``module:Class`` work with ``jobs=2`` and on a Dask cluster. A class given as an object (e.g.
+defined in ``__main__``: a script or a notebook cell, which workers cannot import) travels
+inside its spec (:attr:`MethodSpec.obj`; joblib and Dask pickle such a class by value with
+cloudpickle), so it runs on any number of workers too.
+
+A method is identified by what it is called, never by its code: ``"module:Class"`` (its
+qualified name), plus ``"@key"`` when the user gives a key (a class attribute ``method_key``
+or ``spec_from_class(cls, key=...)``), e.g. to keep two versions of a class apart in a cache.
 
 ``gb-eif-m``/``gb-eif-r`` use ``eif_mode="gbopt"``: the binarised labels as the authors'
 public implementation computes them (one pivot labelled 1 -- the first evaluated of the rows
@@ -100,6 +105,11 @@ class MethodSpec:
     fidelity_cls : str, optional
         ``"module:Class"`` that implements the method on a learning-curve task (``rs``: random
         search at full fidelity). Implied by ``fidelity`` (then the spec's own class).
+    key : str, optional
+        A user's key that tells apart methods of the same qualified name (:attr:`name`).
+    obj : type, optional
+        The class itself, when the spec was made from a class object (not part of the
+        identity; travels with the spec to workers, so a class they cannot import still runs).
     """
 
     module: str
@@ -113,11 +123,18 @@ class MethodSpec:
     transfer_cls: str | None = None
     fidelity: bool = False
     fidelity_cls: str | None = None
+    key: str | None = None
+    obj: Any = field(default=None, compare=False, repr=False)
 
     @property
     def path(self) -> str:
         """``"module:Class"``."""
         return f"{self.module}:{self.cls}"
+
+    @property
+    def name(self) -> str:
+        """The method's identity in runs and caches: :attr:`path`, plus ``"@key"``."""
+        return self.path if self.key is None else f"{self.path}@{self.key}"
 
     def accepts_sources(self) -> bool:
         """Whether a run of this method may name source tasks."""
@@ -324,12 +341,16 @@ def constructor_settings(cls: type) -> tuple[list[str], bool]:
     return names, complete
 
 
-def register(name: str, spec: MethodSpec) -> None:
+def register(name: str, spec: MethodSpec | type) -> None:
     """Add a method (e.g. a user's own optimiser) under ``name``.
 
-    The name is known in this process only; the runner sends the resolved spec to its
-    workers, so a registered method also runs with ``jobs > 1`` or on Dask.
+    ``spec`` is a :class:`MethodSpec` or an optimiser class (:func:`spec_from_class`). The
+    name is known in this process only; the runner sends the resolved spec to its workers,
+    so a registered method also runs with ``jobs > 1`` or on Dask (a class object travels
+    with its spec, wherever it is defined).
     """
+    if isinstance(spec, type):
+        spec = spec_from_class(spec)
     if name in METHODS:
         raise ValueError(f"method {name!r} is already registered")
     if ":" in name:
@@ -363,17 +384,31 @@ def load_class(spec: MethodSpec, transfer: bool = False, fidelity: bool = False)
     """The optimiser class of ``spec`` (its ``transfer_cls`` when ``transfer`` and it has one,
     its ``fidelity_cls`` when ``fidelity`` and it has one)."""
     path = spec.class_path(transfer, fidelity)
+    if spec.obj is not None and path == spec.path:
+        return spec.obj  # type: ignore[no-any-return]
     what = "method" if path == spec.path else \
         "fidelity class" if path == spec.fidelity_cls else "transfer class"
     return _import_attr(path, what)  # type: ignore[no-any-return]
 
 
-def spec_from_class(cls: type) -> MethodSpec:
+def _check_key(key: Any) -> str | None:
+    if key is None:
+        return None
+    if not isinstance(key, str) or not key or not all(c.isalnum() or c in "_.-" for c in key):
+        raise ValueError(f"a method key must be a non-empty string of letters, digits, '_', "
+                         f"'.' or '-' (it becomes part of file names), got {key!r}")
+    return key
+
+
+def spec_from_class(cls: type, key: str | None = None) -> MethodSpec:
     """A :class:`MethodSpec` for an optimiser class, from its class attributes.
 
     ``objectives`` (default ``("bleu",)``), ``exact_across_cpus`` (default True) and
     ``needs_sources`` are read from the class; a class that defines ``needs_sources`` at all
-    takes the transfer context (see :mod:`nmthpo.optimizers.base`).
+    takes the transfer context (see :mod:`nmthpo.optimizers.base`). ``key`` (default: the
+    class attribute ``method_key``, if any) joins the method's name (:attr:`MethodSpec.name`).
+    The class object travels with the spec (:attr:`MethodSpec.obj`), so a class defined in a
+    notebook or a script runs on worker processes too.
     """
     if not isinstance(cls, type):
         raise ValueError(f"expected an optimiser class, got {cls!r}")
@@ -389,7 +424,9 @@ def spec_from_class(cls: type) -> MethodSpec:
                       tuple(getattr(cls, "objectives", ("bleu",))), doc[0] if doc else "",
                       exact_across_cpus=bool(getattr(cls, "exact_across_cpus", True)),
                       needs_sources=bool(getattr(cls, "needs_sources", False)),
-                      takes_sources=hasattr(cls, "needs_sources"))
+                      takes_sources=hasattr(cls, "needs_sources"),
+                      key=_check_key(key if key is not None else getattr(cls, "method_key", None)),
+                      obj=cls)
 
 
 def resolve(method: str | type | MethodSpec) -> MethodSpec:
@@ -414,7 +451,8 @@ def resolve(method: str | type | MethodSpec) -> MethodSpec:
         if not isinstance(out, MethodSpec):
             raise TypeError(f"adapter {PREFIXES[prefix]} returned {out!r}, not a MethodSpec")
         return out
-    return spec_from_class(_import_attr(method, "method"))
+    path, _, key = method.partition("@")
+    return spec_from_class(_import_attr(path, "method"), key or None)
 
 
 def get_spec(name: str | type | MethodSpec, objective: str = "bleu") -> MethodSpec:
@@ -422,7 +460,7 @@ def get_spec(name: str | type | MethodSpec, objective: str = "bleu") -> MethodSp
     spec = resolve(name)
     if spec.fidelity:
         raise KeyError(f"method {name!r} is a multi-fidelity method: it runs on a learning-curve "
-                       "task (nmthpo.engine.fidelity.run, or `nmthpo run METHOD --task "
+                       "task (nmthpo.run(METHOD, 'lc-...') or `nmthpo run METHOD --task "
                        "lc-...`), not on a lookup table")
     if objective not in spec.objectives:
         raise KeyError(

@@ -17,9 +17,7 @@ identical with 1 worker, many workers or Dask.
 
 from __future__ import annotations
 
-import hashlib
 import inspect
-import marshal
 from collections.abc import Callable
 from typing import Any
 
@@ -32,39 +30,46 @@ __all__ = ["HPOBFunction", "HPOBOptimizer", "from_hpob"]
 
 
 class HPOBFunction:
-    """A picklable wrapper of an ``observe_and_suggest`` callable with a stable text form.
+    """A picklable wrapper of an ``observe_and_suggest`` callable with a stable name.
 
-    The text form (``hpob:<module>:<qualname>:<hash of its code>``) is what a run's cache key
-    sees, so the same function gives the same key in every session, and an edited function
-    a new one. Functions defined in a notebook or script (module ``__main__``) are sent to
-    worker processes by value (joblib and Dask pickle them with cloudpickle).
+    The name (``hpob:<module>:<qualname>``, plus ``:<key>`` when the user passes one) is what
+    a run's cache key sees. It is what the function *is called*, never a hash of its code: a
+    function defined in a notebook or a script (module ``__main__``) is sent to worker
+    processes by value (joblib and Dask pickle it with cloudpickle) and rebuilt there, and its
+    name must be the same on both sides. Editing the function does not change the name: pass
+    a new ``key`` (e.g. ``"v2"``) to keep the results of both versions apart in a cache.
     """
 
-    def __init__(self, fn: Callable[..., Any]) -> None:
+    def __init__(self, fn: Callable[..., Any], key: str | None = None) -> None:
         target = getattr(fn, "observe_and_suggest", fn)
         if not callable(target):
             raise TypeError(f"from_hpob expects a function observe_and_suggest(X_obs, y_obs, "
                             f"X_pen) -> int (or an object with that method), got {fn!r}")
+        if key is not None and (not isinstance(key, str) or not key
+                                or not all(c.isalnum() or c in "_.-" for c in key)):
+            raise ValueError(f"key must be a non-empty string of letters, digits, '_', '.' or "
+                             f"'-' (it becomes part of file names), got {key!r}")
         self.fn = fn
+        self.key = key
         self._target = target
         try:
             self.takes_rng = "rng" in inspect.signature(target).parameters
         except (TypeError, ValueError):
             self.takes_rng = False
-
-    @property
-    def name(self) -> str:
-        """``hpob:<module>:<qualname>:<12 hex digits of the code's hash>``."""
-        t = self._target
-        code = getattr(getattr(t, "__func__", t), "__code__", None)
-        digest = hashlib.sha256(marshal.dumps(code) if code is not None else repr(t).encode())
-        qual = getattr(t, "__qualname__", type(t).__qualname__)
-        return f"hpob:{getattr(t, '__module__', '?')}:{qual}:{digest.hexdigest()[:12]}"
+        qual = getattr(target, "__qualname__", type(target).__qualname__)
+        module = getattr(target, "__module__", None) or type(target).__module__
+        self.name = f"hpob:{module}:{qual}" + (f":{key}" if key else "")
 
     def __str__(self) -> str:
         return self.name
 
     __repr__ = __str__
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, HPOBFunction) and other.name == self.name
+
+    def __hash__(self) -> int:
+        return hash(self.name)
 
     def __call__(self, X_obs: np.ndarray, y_obs: np.ndarray, X_pen: np.ndarray,
                  rng: np.random.Generator | None = None) -> Any:
@@ -73,10 +78,10 @@ class HPOBFunction:
         return self._target(X_obs, y_obs, X_pen)
 
     def __getstate__(self) -> dict[str, Any]:
-        return {"fn": self.fn}
+        return {"fn": self.fn, "key": self.key}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__init__(state["fn"])  # type: ignore[misc]
+        self.__init__(state["fn"], state.get("key"))  # type: ignore[misc]
 
 
 class HPOBOptimizer(TableOptimizer):
@@ -119,7 +124,7 @@ class HPOBOptimizer(TableOptimizer):
         return int(pending[k])
 
 
-def from_hpob(fn: Callable[..., Any]) -> MethodSpec:
+def from_hpob(fn: Callable[..., Any], key: str | None = None) -> MethodSpec:
     """Turn an HPO-B style ``observe_and_suggest`` function into a method.
 
     Parameters
@@ -127,6 +132,9 @@ def from_hpob(fn: Callable[..., Any]) -> MethodSpec:
     fn : callable
         ``observe_and_suggest(X_obs, y_obs, X_pen) -> int`` (an index into ``X_pen``), or an
         object with such a method. It may take ``rng=`` (module docstring).
+    key : str, optional
+        Added to the method's name (``hpob:<module>:<qualname>:<key>``), e.g. a version: the
+        name, not the code, identifies a function in caches and results (:class:`HPOBFunction`).
 
     Returns
     -------
@@ -135,6 +143,7 @@ def from_hpob(fn: Callable[..., Any]) -> MethodSpec:
         :func:`nmthpo.optimizers.registry.register` accepts and the runner runs with any number
         of workers.
     """
-    wrapped = fn if isinstance(fn, HPOBFunction) else HPOBFunction(fn)
+    wrapped = fn if isinstance(fn, HPOBFunction) and key is None else \
+        HPOBFunction(getattr(fn, "fn", fn) if isinstance(fn, HPOBFunction) else fn, key)
     return MethodSpec(__name__, "HPOBOptimizer", {"fn": wrapped}, ("bleu",),
                       f"HPO-B style function {wrapped.name}")
