@@ -55,7 +55,8 @@ results: $(STAMP) data
 	NMTHPO_WRITE_RESULTS=1 $(PY) tools/make_results.py
 
 # Speed benchmarks; their printed figures are kept in results/benchmarks/ for the book.
-BENCHES := bench_speed bench_gp bench_graph bench_ehvi bench_scoring bench_optuna bench_multifidelity
+BENCHES := bench_speed bench_gp bench_graph bench_ehvi bench_scoring bench_optuna bench_multifidelity \
+	bench_refusals
 bench: $(STAMP) data
 	@mkdir -p results/benchmarks
 	@for b in $(BENCHES); do \

@@ -21,7 +21,7 @@ from nmthpo.engine.metrics import evaluate_sequences
 from nmthpo.engine.runner import initial_rows, run
 from nmthpo.models.ehvi import ehvi, nondominated_front, reference_from_observations
 from nmthpo.optimizers import make_optimizer
-from nmthpo.studies.multiobjective import budget_for
+from nmthpo.studies.zhang_duh.multiobjective import budget_for
 
 
 def suggestion_times(method: str, task: str = "sw-en", steps: int = 300) -> dict[str, float]:

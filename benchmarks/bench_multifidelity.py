@@ -28,7 +28,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["NMTHPO_RESULTS"] = tmp
         from nmthpo.studies.grids import MULTIFIDELITY as P
-        from nmthpo.studies.multifidelity import run_metrics, tolerance
+        from nmthpo.studies.multifidelity.study import run_metrics, tolerance
 
         trials = P["trials"] if args.trials is None else args.trials
         pairs = [(m, t) for t in P["finetune_tasks"] for m in P["methods"]]

@@ -3,7 +3,7 @@
 Run: ``NMTHPO_DATA=../shared/data/hpo_nmt .venv/bin/python benchmarks/bench_scoring.py``.
 Prints the wall time of each stage (space sampling, GP fit + joint posterior + Monte Carlo +
 exact empirical scores) and the total; settings are the defaults of
-:func:`nmthpo.studies.space_scores.table_experiment` (256 batches x 256 joint draws).
+:func:`nmthpo.studies.ariafar.space_scores.table_experiment` (256 batches x 256 joint draws).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import numpy as np
 
 from nmthpo.benchmark.subspaces import parse_spaces
 from nmthpo.benchmark.tables import load_table
-from nmthpo.studies.space_scores import faithfulness_table, table_experiment
+from nmthpo.studies.ariafar.space_scores import faithfulness_table, table_experiment
 
 
 def main() -> None:

@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from nmthpo.benchmark.tables import NMTHPO_TASKS
-from nmthpo.engine.runner import default_sources, run_trial, transfer_spec
+from nmthpo.engine.runner import RunSpec, default_sources, run_trial
 from nmthpo.optimizers.transfer.methods import STATIC_METHODS
 from nmthpo.optimizers.transfer.sources import source_task
 
@@ -55,7 +55,7 @@ def main() -> None:
     lines = []
     for m in methods:
         for t in targets:
-            spec = transfer_spec(m, t, default_sources(t), 50, args.budget)
+            spec = RunSpec(m, t, sources=default_sources(t), n_source=50, budget=args.budget)
             for rep in range(args.reps):
                 t0 = time.perf_counter()
                 res = run_trial(spec, rep)

@@ -17,7 +17,7 @@ The front door. Everything a user needs to benchmark an optimiser is importable 
 Below the front door the package is layered, each layer importing only the ones before it:
 ``data`` (fetch, verify, safe unpickling) -> ``benchmark`` (lookup tables, spaces) -> ``models``
 (GP, graph, acquisition, EHVI) -> ``optimizers`` (one method a module, the registry) ->
-``engine`` (loop, runner, cache, metrics, statistics) -> ``studies`` (one module per chapter) ->
+``engine`` (loop, runner, cache, metrics, statistics) -> ``studies`` (one package per paper) ->
 ``plots`` -> ``cli``. The names below are loaded on first use, so ``import nmthpo`` (and the
 command line's start-up) stays cheap.
 """
@@ -37,7 +37,7 @@ __all__ = [
     "tasks",
 ]
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 #: Public name -> "module:attribute" it is loaded from on first use.
 _EXPORTS: dict[str, str] = {

@@ -6,7 +6,8 @@ setting, an unreachable scheduler, a malformed sequence file, missing data) is r
 :mod:`nmthpo.commands.validate` before any work starts and reported as one line
 ``nmthpo: error: ...`` on stderr with exit status 2, never a traceback. SIGINT (Ctrl-C) and
 SIGTERM stop a command with one line and exit status 130; an interrupted ``run`` with
-``--cache`` resumes when the same command is given again.
+``--cache`` resumes when the same command is given again. A command whose output pipe closes
+early (``nmthpo methods --json | head -1``) stops quietly with exit status 141.
 
 BLAS threads: parallelism comes from ``--jobs`` workers, so a command started from the shell
 runs its linear algebra on one BLAS thread in every process (``OPENBLAS_NUM_THREADS``,
@@ -31,12 +32,16 @@ from types import FrameType
 from typing import NoReturn
 
 from nmthpo.commands import COMMAND_MODULES, command_name
+from nmthpo.commands import methods as methods_command
 from nmthpo.commands.arguments import LIMITS, bounded, limit_help
 from nmthpo.commands.arguments import nonneg_float as _nonneg_float
 from nmthpo.commands.validate import UsageError, check, parse_settings, read_checked_sequences
 
 #: Exit status of a command stopped by SIGINT or SIGTERM (128 + SIGINT, as shells report it).
 INTERRUPTED = 130
+#: Exit status of a command whose reader closed the pipe early (``nmthpo methods --json | head
+#: -1``): 128 + SIGPIPE, as shells report a tool stopped by SIGPIPE; nothing is printed.
+BROKEN_PIPE = 141
 
 #: Thread-count variables of the BLAS libraries NumPy/SciPy may load (see the module docstring).
 BLAS_THREAD_VARIABLES: tuple[str, ...] = ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
@@ -59,17 +64,29 @@ class _Parser(argparse.ArgumentParser):
 
 
 # -- tasks ----------------------------------------------------------------------------------------
-def _cmd_tasks(args: argparse.Namespace) -> int:
-    from nmthpo.benchmark.tables import TASKS, load_table
+_METRIC_NAMES = {"bleu": "BLEU", "perplexity": "perplexity", "f": "f(x)"}
 
-    rows = [load_table(t).summary() for t in TASKS]
+
+def _cmd_tasks(args: argparse.Namespace) -> int:
+    from nmthpo.benchmark.tasks import REGISTRY, summary
+
+    rows = [summary(t) for t in REGISTRY]
     if args.json:
         print(json.dumps(rows, indent=2))
         return 0
-    print(f"{'task':<20}{'rows':>6}{'best BLEU':>11}{'ties':>6}{'Pareto':>8}")
+
+    def cell(value: object, fmt: str = "") -> str:
+        return "-" if value is None else format(value, fmt)
+
+    print(f"{'task':<19}{'kind':<23}{'rows':>5}{'best':>9}  {'metric':<11}{'ties':>5}"
+          f"{'Pareto':>8}")
     for r in rows:
-        print(f"{r['task']:<20}{r['rows']:>6}{r['best_bleu']:>11.2f}{r['best_ties']:>6}"
-              f"{r['pareto']:>8}")
+        print(f"{r['task']:<19}{r['kind']:<23}{cell(r['rows']):>5}{cell(r['best'], '.2f'):>9}  "
+              f"{_METRIC_NAMES.get(r['metric'], r['metric']):<11}{cell(r['best_ties']):>5}"
+              f"{cell(r['pareto']):>8}")
+    print("best: a table's best BLEU, the best final value of learning curves (perplexity: the "
+          "lowest),\na synthetic function's maximum (those serve Chapter 6's space scores, not "
+          "`nmthpo run`).")
     return 0
 
 
@@ -181,9 +198,11 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
                 "with status 2 and one line naming the problem; Ctrl-C/SIGTERM exit 130.")
     sub = p.add_subparsers(dest="command", required=True)
 
-    t = sub.add_parser("tasks", help="list tasks with rows, best BLEU and Pareto size")
-    t.add_argument("--json", action="store_true")
+    t = sub.add_parser("tasks", help="list every task with its kind (lookup table, learning "
+                       "curves, synthetic), rows, best value and Pareto size")
+    t.add_argument("--json", action="store_true", help="a JSON list, one object per task")
     t.set_defaults(func=_cmd_tasks)
+    methods_command.register(sub)
 
     d = sub.add_parser("data", help="fetch or verify the dataset")
     dsub = d.add_subparsers(dest="data_command", required=True)
@@ -264,6 +283,16 @@ def _terminate(signum: int, frame: FrameType | None) -> None:
     raise KeyboardInterrupt  # SIGTERM stops a command as Ctrl-C does
 
 
+def _silence_stdout() -> None:
+    """Point stdout at the null device after its reader went away, so that Python's final
+    flush does not report the closed pipe."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # no file descriptor (a captured stdout): nothing to do
+        pass
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the console script; returns the exit status."""
     _one_blas_thread()
@@ -281,7 +310,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     previous = signal.signal(signal.SIGTERM, _terminate) if main_thread else None
     try:
         check(args)
-        return int(args.func(args))
+        code = int(args.func(args))
+        sys.stdout.flush()  # a reader that closed the pipe early is noticed here
+        return code
+    except BrokenPipeError:
+        _silence_stdout()
+        return BROKEN_PIPE
     except KeyboardInterrupt as exc:  # the runner's RunInterrupted says what was saved
         print(str(exc) or "interrupted", file=sys.stderr)
         return INTERRUPTED

@@ -7,10 +7,10 @@ import pickle
 import numpy as np
 import pytest
 
-from nmthpo.adapters import from_hpob
 from nmthpo.benchmark.tables import load_table
 from nmthpo.engine.runner import RunSpec, initial_rows, run
 from nmthpo.optimizers import registry
+from nmthpo.optimizers.adapters import from_hpob
 from nmthpo.optimizers.adapters.hpob import HPOBFunction, HPOBOptimizer
 
 

@@ -1,4 +1,5 @@
-"""Tests for nmthpo.studies.benchmark_tables: formatting, Tables 1-2, Spearman matrices, fANOVA."""
+"""Tests for nmthpo.studies.zhang_duh.benchmark_tables: formatting, Tables 1-2, Spearman matrices,
+fANOVA."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from nmthpo.studies import benchmark_tables as analysis
+from nmthpo.studies.zhang_duh import benchmark_tables as analysis
 
 MIRROR = Path(os.environ.get("NMTHPO_MIRROR", str(Path(__file__).resolve().parents[2]
                                                   / "shared" / "data" / "hpo_nmt")))

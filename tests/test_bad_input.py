@@ -1,19 +1,20 @@
 """Bad input to every sub-command (issue 12): each call is refused before any work starts.
 
 Every invocation runs ``nmthpo`` as a real process and must exit with status 2, print one
-line ``nmthpo: error: ...`` naming the problem, show no traceback, leave no file behind
-(the whole temporary tree, the user cache included, is compared before and after) and use
-little CPU (refused before the work starts).
+line ``nmthpo: error: ...`` naming the problem, show no traceback and leave no file behind
+(the whole temporary tree, the user cache included, is compared before and after).
+
+How fast a refusal is (refused before the work starts, no heavy import) is a speed question,
+not a unit-test one: a CPU or wall-clock bound here failed under load (issue 22). It is
+measured by ``benchmarks/bench_refusals.py`` (``make bench``).
 """
 
 from __future__ import annotations
 
 import os
-import resource
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -23,9 +24,6 @@ from nmthpo.data.store import MIRROR_ENV
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = str(installed_path("scripts/examples/example.ss"))
-#: CPU seconds one refused call may use (process start-up included); wall is bounded too.
-CPU_LIMIT_S = 1.5
-WALL_LIMIT_S = 15.0
 
 
 def _snapshot(root: Path) -> dict[str, tuple[int, int]]:
@@ -53,20 +51,16 @@ def sandbox(tmp_path: Path) -> Path:
 
 
 def nmthpo(args: list[str], cwd: Path, env_extra: dict[str, str] | None = None,
-           ) -> tuple[int, str, str, float, float]:
-    """Run ``python -m nmthpo.cli ARGS``; return (code, stdout, stderr, cpu s, wall s)."""
+           ) -> tuple[int, str, str]:
+    """Run ``python -m nmthpo.cli ARGS``; return (code, stdout, stderr)."""
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT), str(ROOT / "tests")])
     env["NMTHPO_RESULTS"] = str(cwd / "cache")  # any user-cache write would show up
     env.update(env_extra or {})
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t0 = time.perf_counter()
+    # the timeout only bounds a hang (a refusal that started the work instead), not speed
     proc = subprocess.run([sys.executable, "-m", "nmthpo.cli", *args], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=60)
-    wall = time.perf_counter() - t0
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return proc.returncode, proc.stdout, proc.stderr, cpu, wall
+                          capture_output=True, text=True, timeout=600)
+    return proc.returncode, proc.stdout, proc.stderr
 
 
 R = ["run", "rs", "--task", "ja-en", "--out", "out", "--quiet"]
@@ -77,6 +71,7 @@ S = ["score-spaces", "--task", "zh-en"]
 CASES: list[tuple[str, list[str], str]] = [
     # tasks / data
     ("tasks-option", ["tasks", "--bogus"], "unrecognized arguments: --bogus"),
+    ("methods-option", ["methods", "--bogus"], "unrecognized arguments: --bogus"),
     ("data-nothing", ["data"], "required: data_command"),
     ("data-mirror-missing", ["data", "fetch", "--mirror", "/nonexistent/mirror"],
      "--mirror /nonexistent/mirror: no such directory"),
@@ -206,14 +201,13 @@ def test_bad_call_is_refused(sandbox: Path, name: str, argv: list[str], needle: 
         pytest.skip(f"{MIRROR_ENV} is not set")
     argv = [a.replace("{mirror}", mirror) for a in argv]
     before = _snapshot(sandbox)
-    code, out, err, cpu, wall = nmthpo(argv, sandbox, _env_for(name, sandbox))
+    code, out, err = nmthpo(argv, sandbox, _env_for(name, sandbox))
     assert code == 2, (code, out, err)
     assert "Traceback" not in err and "Traceback" not in out
     lines = err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("nmthpo: error: "), err
     assert needle in lines[0], lines[0]
     assert _snapshot(sandbox) == before, "files were left behind or changed"
-    assert cpu < CPU_LIMIT_S and wall < WALL_LIMIT_S, (cpu, wall)
 
 
 def test_matrix_covers_every_subcommand() -> None:
@@ -234,7 +228,7 @@ def test_data_fetch_never_deletes_user_files(sandbox: Path) -> None:
     user = sandbox / "userdata"
     files = {p: p.read_bytes() for p in user.rglob("*") if p.is_file()}
     for extra in ([], ["--force"]):
-        code, _, err, _, _ = nmthpo(["data", "fetch", "--mirror", mirror, *extra], sandbox,
+        code, _, err = nmthpo(["data", "fetch", "--mirror", mirror, *extra], sandbox,
                                     {"NMTHPO_DATA": str(user)})
         assert code == 2 and str(user) in err and "NMTHPO_DATA" in err
         assert {p: p.read_bytes() for p in user.rglob("*") if p.is_file()} == files
@@ -251,7 +245,7 @@ def test_tampered_mirror_reports_every_bad_file(sandbox: Path) -> None:
     for rel in bad:
         (copy / rel).write_bytes((copy / rel).read_bytes()[:-10])
     target = sandbox / "fresh"
-    code, _, err, _, _ = nmthpo(["data", "fetch", "--mirror", str(copy)], sandbox,
+    code, _, err = nmthpo(["data", "fetch", "--mirror", str(copy)], sandbox,
                                 {"NMTHPO_DATA": str(target)})
     assert code == 2 and "Traceback" not in err
     assert all(rel in err for rel in bad) and "2 of" in err

@@ -196,6 +196,16 @@ def test_committed_run_caches_are_accepted() -> None:
         if "row" not in frame.columns:
             continue  # a study's table, not a run
         task = pq.stem.split("__")[1]
+        if "checkpoint" in frame.columns:  # a learning-curve run: always with its sidecar
+            from nmthpo.engine.fidelity import CurveRunSpec
+
+            side = json.loads(pq.with_suffix(".json").read_text())
+            curves = CurveRunSpec(side["method"], side["task"], side["budget"], side["seed"],
+                                  side["settings"])
+            assert artefact_problem(pq, curves.payload()) is None, pq
+            assert curves.frame_problem(frame) is None, pq
+            checked += 1
+            continue
         spec = RunSpec("rs", task, sources=("zh-en",)) if "rep" in frame.columns \
             else RunSpec("rs", task)
         assert artefact_problem(pq, {}, require_checksum=False) is None, pq
@@ -209,14 +219,14 @@ GA_KW = dict(init_pops=(5,), iterations=8, trials=1, variants={"paper": {}})
 
 
 def _ga(cache: Path, **extra: object) -> pd.DataFrame:
-    from nmthpo.studies import genetic
+    from nmthpo.studies.ganapathy import tables as genetic
 
     return genetic.cached_table("variants", cache_dir=cache, **{**GA_KW, **extra})
 
 
 def _select_frame(budget: int, trials: int) -> pd.DataFrame:
     """A small frame of Chapter 6's ``select`` kind (its columns and levels)."""
-    from nmthpo.studies.scoring_results import _COLUMNS
+    from nmthpo.studies.ariafar.results import _COLUMNS
 
     rows = [{"budget": budget, "trial": t, "method": m, "where": "full", "space": "full",
              "n_rows": 100, "best": 20.0 + t, "incumbent": 19.0 + t, "final": 19.5}
@@ -225,7 +235,7 @@ def _select_frame(budget: int, trials: int) -> pd.DataFrame:
 
 
 def _scoring(cache: Path, calls: list[int], budget: int = 10) -> pd.DataFrame:
-    from nmthpo.studies.scoring_results import cached_frame
+    from nmthpo.studies.ariafar.results import cached_frame
 
     def compute() -> pd.DataFrame:
         calls.append(budget)
@@ -239,7 +249,7 @@ def _study_entry(which: str, cache: Path) -> tuple[Path, Path, object]:
     returns (frame, number of computations so far))."""
     calls: list[int] = []
     if which == "ga":
-        from nmthpo.studies import genetic
+        from nmthpo.studies.ganapathy import tables as genetic
 
         real = genetic._CACHEABLE["variants"]
 
@@ -345,7 +355,8 @@ def test_committed_study_caches_are_accepted_as_they_are(monkeypatch: pytest.Mon
                                                          tmp_path: Path) -> None:
     """Chapter 5's and 6's committed caches pass the checks: read, never recomputed or moved."""
     from nmthpo.engine.cache import results_dir
-    from nmthpo.studies import genetic, scoring_results
+    from nmthpo.studies.ariafar import results as scoring_results
+    from nmthpo.studies.ganapathy import tables as genetic
     from nmthpo.studies.grids import GA_TABLES, book_dir
 
     def refuse(*args: object, **kwargs: object) -> pd.DataFrame:
@@ -372,8 +383,8 @@ def test_bad_study_frame_is_never_written(tmp_path: Path, monkeypatch: pytest.Mo
                                           ) -> None:
     """A computed frame is validated before it is written: a wrong one is an internal error
     and leaves no cache entry."""
-    from nmthpo.studies import genetic
-    from nmthpo.studies.scoring_results import cached_frame
+    from nmthpo.studies.ariafar.results import cached_frame
+    from nmthpo.studies.ganapathy import tables as genetic
 
     with pytest.raises(RuntimeError, match="column trial holds"):
         cached_frame("select", "t", {"budget": 10, "trials": 3},

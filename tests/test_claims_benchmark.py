@@ -1,4 +1,4 @@
-"""Chapter 1's claims as records (nmthpo.studies.benchmark_claims): well-formed, judged as
+"""Chapter 1's claims as records (nmthpo.studies.zhang_duh.benchmark_claims): well-formed, judged as
 expected on the published run, and *not testable* (with the reason) on a reduced run."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from nmthpo.engine.claims import Rule, Scope, evaluate, evaluate_findings
-from nmthpo.studies import benchmark_claims as bc
+from nmthpo.studies.zhang_duh import benchmark_claims as bc
 
 MIRROR = Path(os.environ.get("NMTHPO_MIRROR", str(Path(__file__).resolve().parents[2]
                                                   / "shared" / "data" / "hpo_nmt")))
@@ -57,7 +57,9 @@ def test_panel_needs_say_why() -> None:
     why = needs.missing(bc.scope_for(["so-en"], ["so-en"], 0.05, 10))
     assert why is not None
     assert "panel of sw-en" in why and "top 5 %" in why and "bootstrap resamples" in why
-    assert bc.PanelNeeds(panel_task="sw-en").missing(Scope()) is not None
+    assert bc.PanelNeeds(panel_task="sw-en").missing(Scope()) == (
+        "needs the Figure 5 panel of sw-en, the run analyses no task (fanova_tasks); needs at "
+        "least 100 bootstrap resamples for a 95 % interval, the run has 0 (n_boot)")
 
 
 def test_reduced_run_is_not_testable_with_the_reason(with_data: None) -> None:

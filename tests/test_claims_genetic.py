@@ -1,4 +1,4 @@
-"""Chapter 5's claims as records (nmthpo.studies.genetic_claims) judged by the one evaluator."""
+"""Chapter 5's claims as records (nmthpo.studies.ganapathy.claims) judged by the one evaluator."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import pytest
 
 from nmthpo.engine.claims import CLAIM_TABLE_COLUMNS, Claim, evaluate, evaluate_findings
 from nmthpo.engine.stats import INTERVAL_COLUMNS, VERDICTS
-from nmthpo.studies import genetic_claims as gc
-from nmthpo.studies.genetic_study import PAPER_BASELINE, PAPER_GA, GAStudy, StudyRules
+from nmthpo.studies.ganapathy import claims as gc
+from nmthpo.studies.ganapathy.study import PAPER_BASELINE, PAPER_GA, GAStudy, StudyRules
 
 SIZES = (5, 10, 15, 20, 25)
 

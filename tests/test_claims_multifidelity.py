@@ -1,4 +1,4 @@
-"""Chapter 7's records (nmthpo.studies.multifidelity_claims): one statement of Zhang & Duh
+"""Chapter 7's records (nmthpo.studies.multifidelity.claims): one statement of Zhang & Duh
 (2024), the definition of the optimal fields of their data release, is a claim; every
 comparison of methods is a finding of ours (an interval, no verdict, never counted); the
 published run gives the expected values, and a reduced run says what it lacks."""
@@ -11,7 +11,7 @@ import pytest
 
 from nmthpo.engine.claims import evaluate, evaluate_findings
 from nmthpo.studies import grids
-from nmthpo.studies import multifidelity_claims as mc
+from nmthpo.studies.multifidelity import claims as mc
 
 
 def test_records_are_well_formed() -> None:

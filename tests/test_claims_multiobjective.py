@@ -1,5 +1,5 @@
 """Chapter 3's claims as records: well formed, judged soundly, not testable where the run lacks
-what they need (nmthpo.studies.multiobjective_claims)."""
+what they need (nmthpo.studies.zhang_duh.multiobjective_claims)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import pytest
 
 from nmthpo.benchmark.tables import NMTHPO_TASKS, load_table
 from nmthpo.engine.claims import AllOf, AtLeast, Claim, Covers, Estimate, Every, evaluate
-from nmthpo.studies import multiobjective_claims as moc
 from nmthpo.studies.ledger import PAPERS, SOURCES
-from nmthpo.studies.multiobjective import PAPER_METHODS
+from nmthpo.studies.zhang_duh import multiobjective_claims as moc
+from nmthpo.studies.zhang_duh.multiobjective import PAPER_METHODS
 
 
 def _frame(seqs: list[np.ndarray]) -> pd.DataFrame:

@@ -1,4 +1,4 @@
-"""Chapter 6's claims as records (nmthpo.studies.scoring_claims): well-formed, the "some" rule,
+"""Chapter 6's claims as records (nmthpo.studies.ariafar.claims): well-formed, the "some" rule,
 the published verdicts from the book's cache, and *not testable* with the reason on a small run."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 
 from nmthpo.engine.claims import Above, Estimate, Rule, evaluate, evaluate_findings
-from nmthpo.studies import scoring_claims as sc
-from nmthpo.studies.scoring_results import Chapter6Params, cache_entries
+from nmthpo.studies.ariafar import claims as sc
+from nmthpo.studies.ariafar.results import Chapter6Params, cache_entries
 
 PUBLISHED = {
     "ar22.concl.rank-preserving": "reproduced",

@@ -31,7 +31,7 @@ def test_every_chapter_claims_table_has_intervals_and_the_vocabulary(chapter):
 
 
 def test_chapter5_cells_have_intervals_and_the_vocabulary():
-    from nmthpo.studies import genetic as ga
+    from nmthpo.studies.ganapathy import tables as ga
 
     study = ga.ga_study(init_pops=(5, 10), iterations=30, trials=2, seed=3)
     for which in ("ga", "baseline", "difference"):

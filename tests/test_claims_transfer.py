@@ -1,4 +1,4 @@
-"""Chapter 4's claims as records (nmthpo.studies.transfer_claims): well-formed, judged as
+"""Chapter 4's claims as records (nmthpo.studies.li_transbo.claims): well-formed, judged as
 expected on the published run, and *not testable* (with the reason) on a reduced run."""
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from nmthpo.engine.claims import (
     evaluate_findings,
 )
 from nmthpo.studies import grids
-from nmthpo.studies import transfer_claims as tc
+from nmthpo.studies.li_transbo import claims as tc
 
 #: The verdicts of the published run.
 PUBLISHED = {

@@ -21,8 +21,8 @@ def test_tasks_json(capsys):
     code, out, _ = run_cli(capsys, "tasks", "--json")
     assert code == 0
     rows = {r["task"]: r for r in json.loads(out)}
-    assert rows["sw-en"] == {"task": "sw-en", "rows": 767, "best_bleu": 26.09, "best_ties": 1,
-                             "pareto": 14}
+    assert rows["sw-en"] == {"task": "sw-en", "kind": "lookup", "rows": 767, "metric": "bleu",
+                             "best": 26.09, "best_bleu": 26.09, "best_ties": 1, "pareto": 14}
 
 
 def test_evaluate_upstream_example(capsys):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 
 import pytest
 
@@ -27,9 +28,19 @@ def test_json_keys(capsys):
     out = json.loads(capsys.readouterr().out)
     assert {"ga", "baseline", "per_trial", "difference", "rules"} <= set(out)
     assert set(out["ga"]) == {"5", "10"} and set(out["baseline"]) == {"5", "10"}
-    assert len(out["per_trial"]["ga"]["5"]) == 2
-    assert out["difference"]["5"] == pytest.approx(out["baseline"]["5"] - out["ga"]["5"],
-                                                   abs=1e-3)
+    # seeded: the numbers of this call (also in test_text_tables)
+    assert out["ga"] == {"5": 21.925, "10": 20.8}
+    assert out["baseline"] == {"5": 24.375, "10": 21.3}
+    for side in ("ga", "baseline"):
+        for m in ("5", "10"):
+            trials = out["per_trial"][side][m]
+            assert len(trials) == 2 and out[side][m] == pytest.approx(sum(trials) / 2, abs=1e-3)
+            # each trial value is the mean of 20 (iterations) integer counts
+            assert all(abs(t * 20 - round(t * 20)) < 1e-6 for t in trials), trials
+    for m in ("5", "10"):
+        assert out["difference"][m] == pytest.approx(out["baseline"][m] - out["ga"][m],
+                                                     abs=1e-3)
+    assert out["rules"]["target"] == 16.0
 
 
 def test_text_tables(capsys):
@@ -37,7 +48,12 @@ def test_text_tables(capsys):
     assert args.func(args) == 0
     out = capsys.readouterr().out
     assert "Table 2" in out and "Table 3" in out and "Table 4" in out
-    assert "trial 1" in out and "trial 2" in out and "20.071" in out
+    assert "trial 1" in out and "trial 2" in out and "20.071" in out  # the paper's m = 5
+    # the rows of m = 5: trials, average, se, paper (GA; baseline; baseline - GA)
+    for row in ("5 21.250 22.600 21.925 3.209 20.071", "5 18.700 30.050 24.375 3.465 21.425",
+                "5 GA 2.450 3.878 1.354"):
+        assert re.search(r"^\s*" + r"\s+".join(map(re.escape, row.split())) + r"$", out,
+                         re.MULTILINE), (row, out)
 
 
 def test_defaults():
@@ -56,8 +72,15 @@ def test_errors(extra, exc, msg):
         args.func(args)
 
 
-@pytest.mark.parametrize("extra", [["--init-pop", "5,x"], ["--init-pop", "0,5"],
-                                   ["--iterations", "0"], ["--iterations", str(10**12)]])
-def test_malformed_sizes_rejected_by_argparse(extra):
-    with pytest.raises(SystemExit):
+@pytest.mark.parametrize("extra, msg", [
+    (["--init-pop", "5,x"], "argument --init-pop: 'x' in '5,x': expected an integer, got 'x'"),
+    (["--init-pop", "0,5"], "argument --init-pop: '0' in '0,5': must be >= 1, got 0"),
+    (["--iterations", "0"], "argument --iterations: must be >= 1, got 0"),
+    (["--iterations", str(10**12)], "argument --iterations: must be at most 100,000"),
+])
+def test_malformed_sizes_rejected_by_argparse(extra, msg, capsys):
+    with pytest.raises(SystemExit) as exc:
         parser().parse_args(["ga-study", *extra])
+    assert exc.value.code == 2  # a usage error, not --help's 0
+    err = capsys.readouterr().err
+    assert f"nmthpo ga-study: error: {msg}" in err, err

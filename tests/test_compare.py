@@ -16,13 +16,18 @@ from nmthpo.engine.compare import (
     holm,
     load_run_dir,
     pairs_to_test,
+    plan,
     plan_tasks,
 )
 from nmthpo.engine.runner import RunSpec, run
 from nmthpo.optimizers import registry
 from nmthpo.optimizers.registry import MethodSpec
+from nmthpo.studies.grids import compare_baselines
 
 pytest.importorskip("autorank")
+
+#: the registry's baselines, as `nmthpo compare` passes them
+BOOK = compare_baselines()
 
 
 @pytest.fixture
@@ -52,7 +57,7 @@ def test_holm_by_hand():
 
 def test_first_cached_trials_pair_with_a_shorter_run():
     like = RunSpec("x", "ja-en")
-    cached, source = baseline_run("rs", like, trials=7)
+    cached, source = baseline_run("rs", like, trials=7, folder=BOOK["bleu"].folder)
     assert source.startswith("results/single/rs__ja-en__bleu__s0__")
     fresh = run("rs", "ja-en", trials=7, progress=False)
     assert cached.sequences == fresh.sequences
@@ -60,7 +65,7 @@ def test_first_cached_trials_pair_with_a_shorter_run():
 
 def test_compare_contract(tmp_path, my_rs):
     d = _run_dir(tmp_path, my_rs, "ja-en", trials=12)
-    comp = compare([load_run_dir(d)], "ja-en", baselines=["gb-eif-m"])
+    comp = compare([load_run_dir(d)], "ja-en", baselines=["gb-eif-m"], book=BOOK)
     js = json.loads(json.dumps(comp.to_json()))
     assert {"task", "objective", "ties", "trials", "methods", "tests"} <= set(js)
     assert (js["task"], js["objective"], js["ties"], js["trials"]) == ("ja-en", "bleu",
@@ -80,7 +85,8 @@ def test_compare_contract(tmp_path, my_rs):
     assert same["p_holm"] == 1.0 and same["better"] is None
     assert js["pairs"] == "mine" and js["mine"] == ["my-rs"]
     assert js["design"]["pairs"] == 2 and js["design"]["trials"] == 12
-    every = compare([load_run_dir(d)], "ja-en", baselines=["gb-eif-m"], pairs="all")
+    every = compare([load_run_dir(d)], "ja-en", baselines=["gb-eif-m"], pairs="all",
+                    book=BOOK)
     assert len(every.tests) == 3 and every.design is not None and every.design.pairs == 3
     gb = next(t for t in every.tests if {t["a"], t["b"]} == {"rs", "gb-eif-m"})
     assert gb["better"] == "gb-eif-m"
@@ -102,14 +108,14 @@ def test_missing_baseline_is_computed_into_the_user_cache(tmp_path, my_rs, monke
 
 def test_budget_cuts_every_sequence_and_censors(tmp_path, my_rs):
     d = _run_dir(tmp_path, my_rs, "sw-en", trials=6, budget=10)
-    comp = compare([load_run_dir(d)], "sw-en", baselines=["rs"])
+    comp = compare([load_run_dir(d)], "sw-en", baselines=["rs"], book=BOOK)
     ftb = comp.values["rs"]["ftb"].to_numpy()
     assert ftb.max() <= 11 and comp.censored["rs"] > 0
 
 
 def test_pareto_runs(tmp_path, my_rs):
     d = _run_dir(tmp_path, my_rs, "ja-en", trials=5, objective="pareto")
-    comp = compare([load_run_dir(d)], "ja-en", baselines=["gb-m"])
+    comp = compare([load_run_dir(d)], "ja-en", baselines=["gb-m"], book=BOOK)
     assert comp.metric == "fto" and set(comp.summary) == {"fto", "fta", "fbp"}
     assert "fbp" in HIGHER_IS_BETTER
     assert comp.sources["gb-m"].startswith("results/pareto/")
@@ -132,6 +138,21 @@ def test_errors(tmp_path, my_rs):
         compare_tasks([a])
 
 
+def test_baselines_come_from_the_caller(tmp_path, my_rs):
+    """The engine knows no book: the registry (nmthpo.studies.grids) names the baselines of
+    ``nmthpo compare`` and their cache folder; without either the engine asks for them."""
+    assert {k: (v.methods, v.folder) for k, v in BOOK.items()} == {
+        "bleu": (("rs", "bo-ei-m", "bo-ei-r", "gb-ei-m", "gb-ei-r", "gb-eif-m", "gb-eif-r",
+                  "ga"), "single"),
+        "pareto": (("rs", "bo-m", "bo-r", "gb-m", "gb-r"), "pareto"),
+    }
+    a = load_run_dir(_run_dir(tmp_path, my_rs, "ja-en", trials=3))
+    with pytest.raises(ValueError, match="no baselines for objective 'bleu'"):
+        compare([a], "ja-en")
+    assert plan([a], "ja-en", book=BOOK).pairs == 8
+    assert plan([a], "ja-en", baselines=["gb-m"]).pairs == 2
+
+
 def test_pairs_to_test():
     assert pairs_to_test(["x", "y"], ["rs", "gb"]) == [("x", "y"), ("x", "rs"), ("x", "gb"),
                                                       ("y", "rs"), ("y", "gb")]
@@ -151,11 +172,12 @@ def test_across_tasks_and_figures(tmp_path, my_rs):
     tasks = ("zh-en", "ja-en", "en-ja", "ru-en", "so-en")
     runs = [load_run_dir(_run_dir(tmp_path, my_rs, task, trials=6)) for task in tasks]
     runs.append(load_run_dir(_run_dir(tmp_path, "my-gb", "ja-en", trials=6)))
-    per_task, pooled = plan_tasks(runs, baselines=["gb-eif-m", "bo-ei-m"])
+    per_task, pooled = plan_tasks(runs, baselines=["gb-eif-m", "bo-ei-m"],
+                                  book=BOOK)
     assert set(per_task) == set(tasks) and per_task["ja-en"].pairs == 2 * 3 + 1
     # pooled: my-rs (on every task) against rs, gb-eif-m and bo-ei-m over 5 x 6 pairs
     assert (pooled.trials, pooled.pairs) == (30, 3) and pooled.can_reach
-    ranking = compare_tasks(runs, baselines=["gb-eif-m", "bo-ei-m"])
+    ranking = compare_tasks(runs, baselines=["gb-eif-m", "bo-ei-m"], book=BOOK)
     assert ranking.pooled_design == pooled
     assert [(t["a"], t["b"]) for t in ranking.pooled] == [("my-rs", "rs"), ("my-rs", "gb-eif-m"),
                                                           ("my-rs", "bo-ei-m")]

@@ -37,8 +37,12 @@ from nmthpo.engine.compare import (
 )
 from nmthpo.engine.runner import run
 from nmthpo.optimizers.base import TableOptimizer
+from nmthpo.studies.grids import compare_baselines
 
 pytest.importorskip("autorank")
+
+#: the registry's baselines, as `nmthpo compare` passes them
+BOOK = compare_baselines()
 
 TESTS = Path(__file__).resolve().parent
 TASK = "ja-en"
@@ -137,7 +141,7 @@ def test_design_warning_before_the_work(run_dirs, tmp_path, capsys):
     assert js["design"] == {"trials": 6, "pairs": 8, "alpha": ALPHA, "min_p_holm": 0.25,
                             "can_reach": False, "trials_needed": 9, "unit": "paired trials",
                             "longer": {}}
-    assert plan([load_run_dir(short)], TASK) == Design(6, 8)
+    assert plan([load_run_dir(short)], TASK, book=BOOK) == Design(6, 8)
 
 
 def test_design_arithmetic():

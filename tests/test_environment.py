@@ -59,3 +59,14 @@ def test_makefile_installs_from_the_lock():
     make = (ROOT / "Makefile").read_text()
     assert "-r requirements.lock" in make
     assert "--no-deps -e ." in make
+
+
+def test_the_version_is_written_in_one_place():
+    import importlib.metadata
+
+    import nmthpo
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert "version" not in project and "version" in project["dynamic"]
+    assert importlib.metadata.version("nmthpo") == nmthpo.__version__
+    assert f"## [{nmthpo.__version__}]" in (ROOT / "CHANGELOG.md").read_text()

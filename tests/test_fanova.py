@@ -1,4 +1,4 @@
-"""Tests for nmthpo.studies.fanova: Figure 5's importances (pure parts; the data-backed
+"""Tests for nmthpo.studies.zhang_duh.fanova: Figure 5's importances (pure parts; the data-backed
 importance table is tested in test_analysis.py)."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from nmthpo.studies import fanova
+from nmthpo.studies.zhang_duh import fanova
 
 
 def test_capped_bleu_is_max_with_quantile() -> None:
@@ -47,7 +47,7 @@ def test_grid_fanova_additive_function_has_no_interactions() -> None:
 
 
 def test_rank_gap_and_importance_bootstrap():
-    from nmthpo.studies.fanova import importance_bootstrap, rank_gap
+    from nmthpo.studies.zhang_duh.fanova import importance_bootstrap, rank_gap
 
     imp = pd.Series({"a": 0.5, "b": 0.3, "c": 0.1, "a x b": 0.05, "a x c": 0.02})
     assert rank_gap(imp, "a")[0] == pytest.approx(0.2)
@@ -63,7 +63,7 @@ def test_rank_gap_and_importance_bootstrap():
 
 
 def test_spearman_interval_fisher_z():
-    from nmthpo.studies.benchmark_tables import spearman_interval
+    from nmthpo.studies.zhang_duh.benchmark_tables import spearman_interval
 
     lo, hi = spearman_interval(0.084, 28)
     assert lo < 0.084 < hi and hi - lo == pytest.approx(0.78, abs=0.02)

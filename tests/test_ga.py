@@ -1,4 +1,4 @@
-"""Tests for nmthpo.studies.genetic (and genetic_rules): rule fits, verdicts, the protocol
+"""Tests for nmthpo.studies.ganapathy.tables (and genetic_rules): rule fits, verdicts, the protocol
 comparison, the cache."""
 
 from __future__ import annotations
@@ -9,10 +9,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import nmthpo.studies.genetic as ga
+import nmthpo.studies.ganapathy.tables as ga
 from nmthpo.engine.cache import sha256_file
 from nmthpo.engine.stats import check_claims_table
-from nmthpo.studies.genetic import (
+from nmthpo.studies.ganapathy.tables import (
     baseline_expectation,
     ga_study,
 )

@@ -1,12 +1,12 @@
-"""Tests for nmthpo.studies.genetic_baseline: the random baseline's closed form and simulation."""
+"""Tests for nmthpo.studies.ganapathy.baseline: the random baseline's closed form and simulation."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from nmthpo.studies.genetic_baseline import baseline_counts, baseline_expectation
-from nmthpo.studies.genetic_study import initial_populations
+from nmthpo.studies.ganapathy.baseline import baseline_counts, baseline_expectation
+from nmthpo.studies.ganapathy.study import initial_populations
 
 
 def test_baseline_expectation_by_hand():

@@ -1,4 +1,4 @@
-"""Tests for nmthpo.studies.genetic_simulation: one GA iteration under the counting rules."""
+"""Tests for nmthpo.studies.ganapathy.simulation: one GA iteration under the counting rules."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import nmthpo.studies.genetic_simulation as sim
+import nmthpo.studies.ganapathy.simulation as sim
 from nmthpo.optimizers.genetic_operators import GeneSpace
-from nmthpo.studies.genetic_simulation import GARules, Uniforms, ga_count
+from nmthpo.studies.ganapathy.simulation import GARules, Uniforms, ga_count
 
 
 def tiny_space() -> GeneSpace:

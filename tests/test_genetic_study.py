@@ -1,4 +1,4 @@
-"""Tests for nmthpo.studies.genetic_study and the chapter's variant and fair tables."""
+"""Tests for nmthpo.studies.ganapathy.study and the chapter's variant and fair tables."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import nmthpo.studies.genetic as ga
-from nmthpo.studies.genetic_baseline import baseline_expectation
-from nmthpo.studies.genetic_study import ga_study
+import nmthpo.studies.ganapathy.tables as ga
+from nmthpo.studies.ganapathy.baseline import baseline_expectation
+from nmthpo.studies.ganapathy.study import ga_study
 
 
 def test_study_deterministic_and_shaped():
@@ -72,7 +72,7 @@ def test_reproduces_paper_baseline_and_small_population_ga():
 
 def test_chapter_module_re_exports_the_split_modules():
     import nmthpo.optimizers.genetic_operators as ops
-    import nmthpo.studies.genetic_simulation as sim
+    import nmthpo.studies.ganapathy.simulation as sim
 
     assert ga.ga_study is ga_study and ga.GeneSpace is ops.GeneSpace
     assert ga.ga_count is sim.ga_count and ga.baseline_expectation is baseline_expectation

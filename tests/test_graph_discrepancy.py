@@ -1,6 +1,6 @@
-"""Tests of the graph-discrepancy study (nmthpo.studies.graph_discrepancy), the paper-era BO
-(nmthpo.optimizers.bo_mcmc), the Figure 6 statistics (nmthpo.studies.anytime_claims) and
-Chapter 3's table helpers."""
+"""Tests of the graph-discrepancy study (nmthpo.studies.zhang_duh.graph_discrepancy), the
+paper-era BO (nmthpo.optimizers.bo_mcmc), the Figure 6 statistics
+(nmthpo.studies.zhang_duh.anytime_claims) and Chapter 3's table helpers."""
 
 from __future__ import annotations
 
@@ -16,9 +16,9 @@ from nmthpo.engine.claims import Above, AllOf, Below, Every, win_count_interval
 from nmthpo.engine.stats import VERDICTS
 from nmthpo.optimizers.bo_mcmc import MarginalGPBO, metropolis
 from nmthpo.optimizers.registry import make_optimizer
-from nmthpo.studies import anytime_claims as ac
-from nmthpo.studies import graph_discrepancy as gd
 from nmthpo.studies import grids
+from nmthpo.studies.zhang_duh import anytime_claims as ac
+from nmthpo.studies.zhang_duh import graph_discrepancy as gd
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -182,13 +182,13 @@ def test_figure6_statistics() -> None:
 
 def test_versus_random_search_words() -> None:
     """Chapter 3's helpers (kept here since the graph-discrepancy experiments began there)."""
-    from nmthpo.studies import multiobjective_tables as mt
+    from nmthpo.studies.zhang_duh import multiobjective_tables as mt
 
     runs = grids.grid_runs("pareto", ["rs", "bo-m"], ["zh-en"], trials=20)
     cells, counts = mt.versus_random_search(runs, ["bo-m"])
     assert cells.loc[("bo-m", "zh-en"), mt.METRIC_NAMES["fta"]].endswith("better")
     assert counts.loc[("bo-m", "fta"), "wins over RS (by mean)"] == "1 of 1"
-    from nmthpo.studies import multiobjective as mo
+    from nmthpo.studies.zhang_duh import multiobjective as mo
 
     wide = mt.table4_readable(mo.table4(runs))
     assert wide.index[0][0].startswith("zh-en (n=118,") and "[" in wide.iloc[0, 0]

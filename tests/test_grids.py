@@ -14,8 +14,7 @@ import pytest
 
 from nmthpo.engine.runner import RunSpec, cached_runs
 from nmthpo.studies import grids
-from nmthpo.studies import transfer as chapter4
-from nmthpo.studies.scoring_results import (
+from nmthpo.studies.ariafar.results import (
     Chapter6Params,
     _compare_params,
     _entry_dir,
@@ -24,6 +23,7 @@ from nmthpo.studies.scoring_results import (
     _table_params,
     cache_entries,
 )
+from nmthpo.studies.li_transbo import study as chapter4
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -93,7 +93,7 @@ def test_scoring_grid_names_exactly_the_cached_entries() -> None:
 def test_ga_tables_name_the_cached_tables(monkeypatch, tmp_path) -> None:
     import inspect
 
-    from nmthpo.studies import genetic
+    from nmthpo.studies.ganapathy import tables as genetic
 
     for kind, extra in grids.GA_TABLES.kinds.items():
         real = genetic._CACHEABLE[kind]

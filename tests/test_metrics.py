@@ -130,7 +130,7 @@ def test_property_runtimes(values, rnd):
     ftc_v = M.ftc(seq, bleu, 0.5, n_init)
     assert n_init <= ftc_v <= ftb_v <= ftb_f <= max(len(bleu), n_init)
     assert M.fb(seq, bleu, budget=len(bleu)) == 0
-    assert M.fb(seq, bleu, budget=1) >= 0
+    assert M.fb(seq, bleu, budget=1) == bleu.max() - bleu[seq[0]]
 
 
 @settings(max_examples=60, deadline=None)

@@ -4,7 +4,7 @@ import pytest
 
 from nmthpo.benchmark.tables import NMTHPO_TASKS, load_table
 from nmthpo.engine.metrics import hypervolume, hypervolume_curve, reference_point
-from nmthpo.studies import multiobjective as mo
+from nmthpo.studies.zhang_duh import multiobjective as mo
 
 
 def _frame(seqs):

@@ -113,7 +113,7 @@ MAIN = textwrap.dedent('''
     import numpy as np
 
     import nmthpo
-    from nmthpo.adapters import from_hpob
+    from nmthpo.optimizers.adapters import from_hpob
 
     def nearest_to_best(X_obs, y_obs, X_pen, rng=None):
         best = X_obs[int(np.argmax(y_obs[:, 0]))]
@@ -190,7 +190,7 @@ def test_main_function_and_class_run_with_two_workers_from_a_notebook(tmp_path: 
 
 
 def test_hpob_function_name_is_what_it_is_called_not_its_code() -> None:
-    from nmthpo.adapters import from_hpob
+    from nmthpo.optimizers.adapters import from_hpob
     from nmthpo.optimizers.adapters.hpob import HPOBFunction
 
     def f(X_obs, y_obs, X_pen):  # type: ignore[no-untyped-def]

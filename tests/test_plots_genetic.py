@@ -8,7 +8,7 @@ import pytest
 from matplotlib.figure import Figure
 
 from nmthpo import plots
-from nmthpo.studies import genetic as ga
+from nmthpo.studies.ganapathy import tables as ga
 
 
 def _close(data: object, expected: object) -> None:

@@ -9,7 +9,7 @@ from matplotlib.figure import Figure
 
 from nmthpo import plots
 from nmthpo.benchmark.tables import load_table
-from nmthpo.studies import multiobjective as mo
+from nmthpo.studies.zhang_duh import multiobjective as mo
 
 
 def _frame(seqs: list[np.ndarray]) -> pd.DataFrame:

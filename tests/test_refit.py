@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from nmthpo.engine.replay import replay_trial
-from nmthpo.engine.runner import RunSpec, run_trial, transfer_spec
+from nmthpo.engine.runner import RunSpec, run_trial
 from nmthpo.models.gp import GaussianProcess
 from nmthpo.models.refit import (
     FitHistory,
@@ -237,8 +237,8 @@ def test_pinned_rows_single_and_multiobjective(method, objective, settings_, row
 
 @pytest.mark.parametrize("method, settings_, rows, weights", TR_PINS)
 def test_pinned_rows_transfer(method, settings_, rows, weights):
-    spec = transfer_spec(method, "zh-en", ("ru-en", "ja-en"), n_source=15, budget=12,
-                         settings=settings_)
+    spec = RunSpec(method, "zh-en", sources=("ru-en", "ja-en"), n_source=15, budget=12,
+                   settings=settings_)
     res = run_trial(spec, 0)
     if _assert_rows_or_replay(spec, res["row"].tolist(), rows):
         np.testing.assert_allclose(res["target_weight"][3:], weights, atol=1e-12)

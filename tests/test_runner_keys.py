@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from nmthpo.engine.runner import RunSpec, cached_runs, transfer_spec
+from nmthpo.engine.runner import RunSpec, cached_runs
 
 RESULTS = Path(__file__).resolve().parents[1] / "results"
 
@@ -13,10 +13,11 @@ RESULTS = Path(__file__).resolve().parents[1] / "results"
 @pytest.mark.parametrize(("spec", "suffix"), [
     (RunSpec("bo-ei-m", "en-ja", record_mse=True), "b153bab23ea0c911"),
     (RunSpec("bo-ei-m", "ja-en", record_mse=True), "092ed7dcad910cbd"),
-    (transfer_spec("rgpe", "zh-en", ("ru-en", "ja-en", "en-ja", "sw-en", "so-en"), 50, 50, 3, 0),
+    (RunSpec("rgpe", "zh-en", sources=("ru-en", "ja-en", "en-ja", "sw-en", "so-en"), n_source=50,
+             budget=50, n_init=3, seed=0),
      "b33aec67234e572d"),
-    (transfer_spec("rgpe", "zh-en", ("ja-en", "en-ja")), "b5f0d9d5e95e131d"),
-    (transfer_spec("transbo", "ja-en", ("zh-en", "ru-en")), "e08048c094e305b8"),
+    (RunSpec("rgpe", "zh-en", sources=("ja-en", "en-ja")), "b5f0d9d5e95e131d"),
+    (RunSpec("transbo", "ja-en", sources=("zh-en", "ru-en")), "e08048c094e305b8"),
     (RunSpec("rgpe", "lc-finetune-zh-en", sources=("lc-finetune-fr-en",)), "677b6d5f85f58c7d"),
 ])
 def test_pinned_keys(spec, suffix):
@@ -35,7 +36,7 @@ def test_every_cached_single_run_keeps_its_name():
 
 
 def test_every_cached_transfer_run_keeps_its_name():
-    from nmthpo.studies.transfer import CHAPTER_GRID, setting_specs
+    from nmthpo.studies.li_transbo.study import CHAPTER_GRID, setting_specs
 
     stems = {s.stem() for name in CHAPTER_GRID for s in setting_specs(name)}
     files = {p.stem for p in (RESULTS / "transfer").glob("*.parquet")}
@@ -43,7 +44,7 @@ def test_every_cached_transfer_run_keeps_its_name():
 
 
 def test_transfer_extras_enter_the_key_only_when_not_default():
-    base = transfer_spec("rs", "zh-en", ("ru-en",))
+    base = RunSpec("rs", "zh-en", sources=("ru-en",))
     assert base.stop == "none" and base.encoding == "shared" and base.budget == 50
     assert "stop" not in base.payload()
     other = RunSpec("rs", "zh-en", stop="target", sources=("ru-en",))

@@ -1,5 +1,5 @@
-"""Tests for nmthpo.studies.space_scores: score tables of candidate spaces and search in them
-(the score mathematics is tested in test_models_space_scores.py)."""
+"""Tests for nmthpo.studies.ariafar.space_scores: score tables of candidate spaces and search in
+them (the score mathematics is tested in test_models_space_scores.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 
 from nmthpo.benchmark.subspaces import parse_spaces
 from nmthpo.benchmark.tables import LookupTable
-from nmthpo.studies.space_scores import (
+from nmthpo.studies.ariafar.space_scores import (
     ALL_SCORES,
     faithfulness_table,
     preferred_spaces,

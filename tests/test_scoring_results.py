@@ -1,4 +1,4 @@
-"""Tests for nmthpo.studies.scoring_results: the Chapter 6 cache cannot drift, summaries (the
+"""Tests for nmthpo.studies.ariafar.results: the Chapter 6 cache cannot drift, summaries (the
 claims are tested in test_claims_scoring.py)."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from nmthpo.studies.scoring_results import (
+from nmthpo.studies.ariafar.results import (
     Chapter6Params,
     cache_entries,
     cached_frame,
@@ -20,7 +20,7 @@ from nmthpo.studies.scoring_results import (
     preferred_summary,
     selection_summary,
 )
-from nmthpo.studies.space_scores import synthetic_experiment, table_experiment
+from nmthpo.studies.ariafar.space_scores import synthetic_experiment, table_experiment
 
 TINY = Chapter6Params.from_values(
     functions="branin", boxes_per_fraction=1, fractions="[0.5, 1.0]",
@@ -89,7 +89,7 @@ def test_tiny_results_recompute_identically_and_summaries(tmp_path) -> None:
     c = comparison_summary(res["compare"])
     assert set(c["truth"]) <= {"A better", "B better"}
     from nmthpo.engine.claims import evaluate
-    from nmthpo.studies import scoring_claims
+    from nmthpo.studies.ariafar import claims as scoring_claims
 
     cl = evaluate(scoring_claims.CLAIMS, scoring_claims.evidence_for(res, TINY),
                   scoring_claims.scope_for(TINY))
@@ -154,7 +154,7 @@ def test_published_synthetic_entry_recomputes_identically() -> None:
 
 
 def test_prune_and_seed_size_summaries() -> None:
-    from nmthpo.studies.scoring_results import prune_summary, seed_size_summary
+    from nmthpo.studies.ariafar.results import prune_summary, seed_size_summary
 
     rows = []
     for r in range(2):

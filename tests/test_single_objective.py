@@ -4,7 +4,7 @@ import pytest
 
 from nmthpo.benchmark.tables import load_table
 from nmthpo.engine.runner import run
-from nmthpo.studies.single_objective import (
+from nmthpo.studies.zhang_duh.single_objective import (
     anytime_curves,
     average_rank,
     benchmark_report,

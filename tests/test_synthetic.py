@@ -16,7 +16,7 @@ from nmthpo.benchmark.synthetic import (
     random_box,
     random_boxes,
 )
-from nmthpo.studies.space_scores import synthetic_experiment
+from nmthpo.studies.ariafar.space_scores import synthetic_experiment
 
 
 def test_branin_minimisers_give_the_known_maximum():

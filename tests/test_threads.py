@@ -25,6 +25,7 @@ def _record(monkeypatch, module, seen: list[list[int]]) -> None:
 
 def test_every_trial_runs_with_one_blas_thread(monkeypatch) -> None:
     seen: list[list[int]] = []
+    run_specs([RunSpec("gb-ei-m", "zh-en", budget=4)], repeats=1)  # load every BLAS first
     _record(monkeypatch, runner, seen)
     with threadpool_limits(limits=2, user_api="blas"):
         outside = _blas_threads()
@@ -32,8 +33,8 @@ def test_every_trial_runs_with_one_blas_thread(monkeypatch) -> None:
         assert _blas_threads() == outside  # restored after the trials
     assert len(seen) == 2 and all(t and set(t) == {1} for t in seen)
     # the job function the worker pool calls goes through the same trial function
-    spec = runner._prepare(RunSpec("rs", "zh-en", budget=4), parallel=True)
-    assert runner._job(spec, 0)[2]["row"].size == 4 and set(seen[-1]) == {1}
+    spec = runner._prepare(RunSpec("rs", "zh-en", budget=4))
+    assert runner._job(0, spec, 0)[2]["row"].size == 4 and set(seen[-1]) == {1}
 
 
 def test_parallel_results_equal_serial_ones() -> None:
@@ -46,7 +47,7 @@ def test_parallel_results_equal_serial_ones() -> None:
 
 def test_studies_that_loop_trials_use_one_blas_thread(monkeypatch) -> None:
     from nmthpo.engine import loop
-    from nmthpo.studies import space_scores
+    from nmthpo.studies.ariafar import space_scores
 
     seen: list[list[int]] = []
     real = loop.ask_tell

@@ -1,4 +1,4 @@
-"""Tests of nmthpo.studies.transfer: the Chapter 4 grid, its read-back, its tables and the
+"""Tests of nmthpo.studies.li_transbo.study: the Chapter 4 grid, its read-back, its tables and the
 overhead experiment (the claims are tested in tests/test_claims_transfer.py)."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import pytest
 
 from nmthpo.benchmark.tables import load_table
 from nmthpo.engine import runner
-from nmthpo.studies import transfer as chapter
-from nmthpo.studies.transfer import (
+from nmthpo.studies.li_transbo import study as chapter
+from nmthpo.studies.li_transbo.study import (
     CHAPTER_GRID,
     ChapterSetting,
     curve_fluctuation,
@@ -43,7 +43,7 @@ def test_setting_specs_are_the_runners_specs(name, monkeypatch):
 
     def fake(specs, repeats, jobs, cache_dir, progress):
         seen.extend(specs)
-        return [runner.TransferResult(s, _frame({s.method: [[1.0]]}, s.target)) for s in specs]
+        return [runner.RunResult(s, _frame({s.method: [[1.0]]}, s.target)) for s in specs]
 
     monkeypatch.setattr(runner, "run_specs", fake)
     chapter._run(name, 1, None, 1, None, False)
@@ -145,7 +145,7 @@ def test_dynamic_table_counts_places():
 
 
 def test_top2_lead_counts_dense_places_with_ties():
-    from nmthpo.studies.transfer_claims import place_counts, top2_lead
+    from nmthpo.studies.li_transbo.claims import place_counts, top2_lead
 
     methods = ["pogpe", "rgpe", "transbo", "tst"]
     # two targets; target 0: transbo 1st, rgpe and tst tie 2nd; target 1: rgpe 1st, transbo 2nd

@@ -8,6 +8,7 @@ import pytest
 
 from nmthpo.commands import transfer as transfer_cmd
 from nmthpo.engine.runner import (
+    RunSpec,
     default_sources,
     dynamic_experiment,
     run_specs,
@@ -16,9 +17,8 @@ from nmthpo.engine.runner import (
     subset_sources,
 )
 from nmthpo.engine.runner import run_trial as run_transfer_trial
-from nmthpo.engine.runner import transfer_spec as TransferSpec  # noqa: N812
 
-SPEC = TransferSpec("transbo", "zh-en", ("ru-en", "ja-en"), n_source=10, budget=8)
+SPEC = RunSpec("transbo", "zh-en", sources=("ru-en", "ja-en"), n_source=10, budget=8)
 
 
 def test_trial_rows_unique_deterministic_and_common_initial_rows():
@@ -26,7 +26,8 @@ def test_trial_rows_unique_deterministic_and_common_initial_rows():
     np.testing.assert_array_equal(a["row"], b["row"])
     np.testing.assert_array_equal(a["target_weight"], b["target_weight"])
     assert np.unique(a["row"]).size == 8
-    rs = run_transfer_trial(TransferSpec("rs", "zh-en", SPEC.sources, 10, 8), 0)
+    rs = run_transfer_trial(RunSpec("rs", "zh-en", sources=SPEC.sources, n_source=10,
+                                    budget=8), 0)
     np.testing.assert_array_equal(rs["row"][:3], a["row"][:3])
     assert np.isnan(a["target_weight"][:3]).all() and (a["seconds"][3:] > 0).all()
 
@@ -71,20 +72,20 @@ def test_source_helpers_and_nmtlc():
     assert default_sources("lc-finetune-zh-en") == ("lc-finetune-fr-en",)
     s = subset_sources("sw-en", 2, seed=0)
     assert len(s) == 2 and "sw-en" not in s and s == subset_sources("sw-en", 2, seed=0)
-    res = run_specs([TransferSpec("transbo", "lc-finetune-fr-en", ("lc-finetune-zh-en",),
+    res = run_specs([RunSpec("transbo", "lc-finetune-fr-en", sources=("lc-finetune-zh-en",),
                                   n_source=10, budget=6)], repeats=1)[0]
     assert res.frame["row"].nunique() == 6
 
 
 def test_validation_messages():
     with pytest.raises(KeyError, match="valid methods"):
-        TransferSpec("nope", "zh-en", ("ru-en",)).validate()
+        RunSpec("nope", "zh-en", sources=("ru-en",)).validate()
     with pytest.raises(KeyError, match="valid tasks"):
-        TransferSpec("rgpe", "xx-en", ("ru-en",)).validate()
+        RunSpec("rgpe", "xx-en", sources=("ru-en",)).validate()
     with pytest.raises(ValueError, match="budget"):
-        TransferSpec("rgpe", "zh-en", ("ru-en",), budget=1000).validate()
+        RunSpec("rgpe", "zh-en", sources=("ru-en",), budget=1000).validate()
     with pytest.raises(ValueError, match="n_source"):
-        TransferSpec("rgpe", "zh-en", ("ru-en",), n_source=1000).validate()
+        RunSpec("rgpe", "zh-en", sources=("ru-en",), n_source=1000).validate()
 
 
 def _parser():

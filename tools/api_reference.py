@@ -29,7 +29,7 @@ LAYERS: tuple[tuple[str, str], ...] = (
     ("models", "Models: surrogates and acquisition functions"),
     ("optimizers", "Optimisers: the protocol, the registry, one method a module"),
     ("engine", "Engine: loop, runner, cache, metrics, statistics"),
-    ("studies", "Studies: one module per chapter"),
+    ("studies", "Studies: one package per paper"),
     ("plots", "Plots: one module per chapter, one style"),
     ("commands", "Command line"),
 )

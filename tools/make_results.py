@@ -63,7 +63,7 @@ def ga(trials: int, jobs: int) -> None:
     """The GA in Table 3's protocol (grid ``ga_protocol``, cached beside ``single``) and the
     Chapter 5 tables (:data:`nmthpo.studies.grids.GA_TABLES`): counting rules (about a
     minute) and variants (minutes)."""
-    from nmthpo.studies import genetic as ga_study
+    from nmthpo.studies.ganapathy import tables as ga_study
     from nmthpo.studies.grids import GA_TABLES, book_dir
 
     run_grid("ga_protocol", trials, jobs)
@@ -76,7 +76,7 @@ def ga(trials: int, jobs: int) -> None:
 
 def scoring(trials: int, jobs: int) -> None:
     """Chapter 6: search-space scores on synthetic functions and two tables (about 10 min)."""
-    from nmthpo.studies.scoring_results import chapter6_results
+    from nmthpo.studies.ariafar.results import chapter6_results
 
     t0 = time.perf_counter()
     chapter6_results(jobs=jobs)
@@ -85,7 +85,7 @@ def scoring(trials: int, jobs: int) -> None:
 
 def transfer(trials: int, jobs: int) -> None:
     """Chapter 4: static (5 and 2 sources), dynamic, NMTLC and ablation grids (~25 min)."""
-    from nmthpo.studies.transfer import compute_chapter4
+    from nmthpo.studies.li_transbo.study import compute_chapter4
 
     t0 = time.perf_counter()
     compute_chapter4(jobs=jobs)
@@ -94,7 +94,7 @@ def transfer(trials: int, jobs: int) -> None:
 
 def multifidelity(trials: int, jobs: int) -> None:
     """Chapter 7: multi-fidelity methods on the learning curves (a few minutes)."""
-    from nmthpo.studies.multifidelity import compute_grid
+    from nmthpo.studies.multifidelity.study import compute_grid
 
     t0 = time.perf_counter()
     compute_grid(trials=trials, jobs=jobs)

@@ -34,6 +34,7 @@ import numpy as np
 import pandas as pd
 
 from nmthpo import data
+from nmthpo.benchmark.tasks import task_names
 
 __all__ = [
     "LC_FINETUNE_TASKS",
@@ -42,13 +43,18 @@ __all__ = [
     "LearningCurveTable",
     "check_lc_task",
     "load_curves",
+    "nmtlc_records",
 ]
 
-#: Fine-tuned LLM tasks (BLEU curves, maximised).
-LC_FINETUNE_TASKS: tuple[str, ...] = ("lc-finetune-fr-en", "lc-finetune-zh-en")
-#: From-scratch Transformer tasks (perplexity curves, minimised).
-LC_SCRATCH_TASKS: tuple[str, ...] = tuple(
-    f"lc-scratch-{p}" for p in ("zh-en", "ru-en", "ja-en", "en-ja", "sw-en", "so-en"))
+# The task names are those of kind ``learning-curve`` in the one task registry
+# (nmthpo.benchmark.tasks).
+#: Fine-tuned LLM tasks (BLEU curves, maximised), alphabetical: ``lc-finetune-fr-en``,
+#: ``lc-finetune-zh-en``.
+LC_FINETUNE_TASKS: tuple[str, ...] = tuple(sorted(task_names("learning-curve",
+                                                             "nmtlc-finetune")))
+#: From-scratch Transformer tasks (perplexity curves, minimised), in the NMTHPO order of the
+#: pairs: ``lc-scratch-zh-en`` ... ``lc-scratch-so-en``.
+LC_SCRATCH_TASKS: tuple[str, ...] = task_names("learning-curve", "nmtlc-scratch")
 #: Every learning-curve task.
 LC_TASKS: tuple[str, ...] = LC_FINETUNE_TASKS + LC_SCRATCH_TASKS
 
@@ -178,8 +184,20 @@ class LearningCurveTable:
                 "best final": round(self.best_final, 2)}
 
 
+@functools.cache
+def _records(root: str) -> pd.DataFrame:
+    return data.load_nmtlc()
+
+
+def nmtlc_records() -> pd.DataFrame:
+    """The NMTLC records (:func:`nmthpo.data.load_nmtlc`), read and verified once per process
+    and data directory: every NMTLC lookup table and learning-curve table is built from them
+    (``nmthpo tasks`` builds eight). Shared: select from it, never modify it in place."""
+    return _records(str(data.data_dir()))
+
+
 def _build(task: str) -> LearningCurveTable:
-    frame = data.load_nmtlc()
+    frame = nmtlc_records()
     sub = frame[frame["task_name"] == task].reset_index(drop=True)
     if sub.empty:
         raise data.DataError(f"NMTLC holds no records for {task}")

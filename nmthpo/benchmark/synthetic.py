@@ -21,7 +21,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import qmc
 
 __all__ = [
     "BRANIN",
@@ -196,5 +195,7 @@ def dense_sample(box: Box, m: int, rng: np.random.Generator) -> np.ndarray:
     if m < 1:
         raise ValueError(f"m must be >= 1; got {m}")
     k = int(np.ceil(np.log2(m)))
+    from scipy.stats import qmc  # here: listing the functions needs no SciPy
+
     sobol = qmc.Sobol(d=box.dim, scramble=True, seed=rng)
     return box.from_unit(sobol.random_base2(k))

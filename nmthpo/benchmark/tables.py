@@ -1,10 +1,12 @@
-"""Lookup tables: the task registry and :class:`LookupTable` (Zhang & Duh 2020, Section 3).
+"""Lookup tables: :class:`LookupTable` and its task names (Zhang & Duh 2020, Section 3).
 
 A lookup table is a finite set of trained NMT models: one row per hyperparameter configuration,
 with its recorded metrics. An HPO method "trains" a model by reading its row. The six NMTHPO
 tables (``zh-en ru-en ja-en en-ja sw-en so-en``) come from the ``datasets/`` files; the NMTLC
 fine-tuned LLM tables (Zhang & Duh 2024) are registered as ``lc-finetune-<pair>`` and built from
 the learning-curve records (their BLEU is each configuration's best dev BLEU over its curve).
+The task names are those of kind ``lookup`` in the one task registry
+(:mod:`nmthpo.benchmark.tasks`).
 """
 
 from __future__ import annotations
@@ -17,20 +19,23 @@ import pandas as pd
 
 from nmthpo import data
 from nmthpo.benchmark.space import HYPERPARAMETERS, shared_encoding
+from nmthpo.benchmark.tasks import task_names
 
 __all__ = [
     "METRICS", "NMTHPO_TASKS", "NMTLC_HYPERPARAMETERS", "NMTLC_TASKS", "PAPER_TABLE2", "TASKS",
     "LookupTable", "check_task", "load_table", "pareto_mask",
 ]
 
-#: The six NMTHPO tasks, in the paper's order.
-NMTHPO_TASKS: tuple[str, ...] = ("zh-en", "ru-en", "ja-en", "en-ja", "sw-en", "so-en")
+#: The six NMTHPO tasks, in the paper's order (``zh-en ru-en ja-en en-ja sw-en so-en``).
+NMTHPO_TASKS: tuple[str, ...] = task_names("lookup", "nmthpo")
 
-#: NMTLC fine-tuned tasks (LLM search space: base LLM, LoRA rank, batch size, learning rate).
-NMTLC_TASKS: tuple[str, ...] = ("lc-finetune-zh-en", "lc-finetune-fr-en")
+#: NMTLC fine-tuned tasks (LLM search space: base LLM, LoRA rank, batch size, learning rate):
+#: ``lc-finetune-zh-en``, ``lc-finetune-fr-en``.
+NMTLC_TASKS: tuple[str, ...] = task_names("lookup", "nmtlc-finetune")
 
-#: Every task name :func:`load_table` accepts.
-TASKS: tuple[str, ...] = NMTHPO_TASKS + NMTLC_TASKS
+#: Every task name :func:`load_table` accepts (the tasks of kind ``lookup``), in this order:
+#: a task's index seeds its source samples (:mod:`nmthpo.optimizers.transfer.sources`).
+TASKS: tuple[str, ...] = task_names("lookup")
 
 #: Metric columns of the ``.evals`` files, in order.
 METRICS: tuple[str, ...] = (
@@ -224,7 +229,9 @@ def _nmtlc_shared(configs: pd.DataFrame) -> np.ndarray:
 
 
 def _load_nmtlc_task(task: str) -> LookupTable:
-    frame = data.load_nmtlc()
+    from nmthpo.benchmark.learning_curves import nmtlc_records
+
+    frame = nmtlc_records()
     pair = task.removeprefix("lc-finetune-")
     sub = frame[(frame["task"] == "finetune") & (frame["src"] + "-" + frame["trg"] == pair)]
     if sub.empty:

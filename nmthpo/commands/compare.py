@@ -4,7 +4,9 @@
 written by ``nmthpo run`` and compares them with the book's methods on the same task,
 objective, seed and trials (:mod:`nmthpo.engine.compare`): each of your runs against each
 baseline and your runs among themselves (``--pairs all``: every pair), Wilcoxon's
-signed-rank test with Holm's correction over those pairs.
+signed-rank test with Holm's correction over those pairs. The default baselines and the folder
+of the book's cache that holds their runs come from the experiment registry
+(:func:`nmthpo.studies.grids.compare_baselines`).
 
 Before any baseline is loaded the command checks the runs (a run of another task than
 ``--task`` is an error naming it: exit status 2) and prints to stderr when the design cannot
@@ -93,19 +95,21 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         plan,
         plan_tasks,
     )
+    from nmthpo.studies.grids import compare_baselines
 
     _check_tasks(args.run_dirs, args.task)
     runs = [load_run_dir(d) for d in args.run_dirs]
+    book = compare_baselines()  # the default baselines and their folder of the book's cache
     baselines = None
     if args.baselines is not None:
         baselines = [b.strip() for b in args.baselines.split(",") if b.strip()]
     if args.task == "all":
-        per_task, pooled = plan_tasks(runs, baselines=baselines, pairs=args.pairs)
+        per_task, pooled = plan_tasks(runs, baselines=baselines, pairs=args.pairs, book=book)
         _warn({"pooled over tasks": pooled, **per_task})
     else:
-        _warn({"": plan(runs, args.task, baselines, args.pairs)})
+        _warn({"": plan(runs, args.task, baselines, args.pairs, book=book)})
     kw = dict(baselines=baselines, ties=args.ties, metric=args.metric,
-              progress=not args.quiet, pairs=args.pairs)
+              progress=not args.quiet, pairs=args.pairs, book=book)
     if args.task == "all":
         ranking = compare_tasks(runs, **kw)  # type: ignore[arg-type]
         obj: Any = ranking

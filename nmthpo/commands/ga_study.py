@@ -45,7 +45,7 @@ def register(subparsers: Any) -> None:
 
 def run_command(args: argparse.Namespace) -> int:
     """Run the study for the parsed arguments and print it; return the exit status."""
-    from nmthpo.studies.genetic import ga_study
+    from nmthpo.studies.ganapathy.tables import ga_study
 
     sizes = list(args.init_pop)
     study = ga_study(args.task, args.target, sizes, args.iterations, args.trials, args.seed)
@@ -58,7 +58,7 @@ def run_command(args: argparse.Namespace) -> int:
 
 def format_study(study: Any, args: argparse.Namespace) -> str:
     """Plain-text Tables 2-4 with standard errors and the paper's values."""
-    from nmthpo.studies.genetic import PAPER_BASELINE, PAPER_DIFFERENCE, PAPER_GA
+    from nmthpo.studies.ganapathy.tables import PAPER_BASELINE, PAPER_DIFFERENCE, PAPER_GA
 
     lines = [f"Ganapathy (2020) on {args.task}: individuals added until BLEU >= {args.target} "
              f"(initial population included), {args.iterations} iterations x {args.trials} "

@@ -7,8 +7,8 @@ Usage::
 
 Draws ``--seed-size`` random rows of the table as seed data, fits the GP on them, and prints,
 for every candidate space (SPEC syntax in :mod:`nmthpo.benchmark.subspaces`; default ``default`` =
-``full,single,random:50``) and budget, the predicted score (:mod:`nmthpo.studies.space_scores`,
-Monte Carlo)
+``full,single,random:50``) and budget, the predicted score
+(:mod:`nmthpo.studies.ariafar.space_scores`, Monte Carlo)
 next to the exact empirical score (batches with replacement, as the prediction), then the
 rank correlations per budget and the preferred space per budget.
 """
@@ -54,7 +54,7 @@ def _clean(v: Any) -> Any:
 def compute(args: argparse.Namespace) -> dict[str, Any]:
     """Run the scoring for parsed arguments; return the JSON-ready result."""
     from nmthpo.benchmark.tables import check_task
-    from nmthpo.studies.space_scores import SCORES, faithfulness_table, table_experiment
+    from nmthpo.studies.ariafar.space_scores import SCORES, faithfulness_table, table_experiment
 
     check_task(args.task)
     budgets = parse_budgets(args.budgets)

@@ -8,9 +8,9 @@ the documented limits of :data:`nmthpo.commands.arguments.LIMITS`) and before th
   (``--plot``) is not a directory and its directory is writable; an input file exists and is
   a readable regular file;
 * names: tasks, methods, and method settings known to the method (the error lists the
-  valid settings); a registered method's setting names come from the registry
-  (:data:`nmthpo.optimizers.registry.SETTING_NAMES`), so an unknown one is refused before a
-  table, an optimiser module or SciPy is loaded;
+  valid settings); a package method's setting names come from its class's declaration
+  (``Settings``, :mod:`nmthpo.optimizers.settings`), read without loading SciPy or pandas, so
+  an unknown one is refused before a table or a numerical library is loaded;
 * sizes against the table (``--budget``, ``--n-init``, ``--init-pop``, ``--seed-size``);
 * a Dask ``--scheduler`` answers a TCP connection within :data:`SCHEDULER_TIMEOUT_S`;
 * ``evaluate``'s sequences are row ids of the task's table, none repeated (the error names the
@@ -146,19 +146,23 @@ def check_scheduler(address: str, timeout: float = SCHEDULER_TIMEOUT_S) -> None:
 def _known_settings(spec: Any, transfer: bool, fidelity: bool = False
                     ) -> tuple[list[str], bool]:
     """The settings the method's class takes and whether that list is complete: from the
-    registry (:attr:`~nmthpo.optimizers.registry.SETTING_NAMES`, without importing the
-    class) for the package's methods, else by introspecting the class (a user's own). In a
-    transfer run the context the runner passes is not a setting."""
+    class's declaration (its ``Settings`` dataclass; the package's classes, whose modules
+    import no numerical library but NumPy), else by introspecting the class (a user's own).
+    In a transfer run the context the runner passes is not a setting."""
     from nmthpo.optimizers.registry import constructor_settings, load_class
+    from nmthpo.optimizers.settings import complete as declared_complete
+    from nmthpo.optimizers.settings import declared, describe
 
-    recorded = spec.setting_names(transfer, fidelity)
-    if recorded is not None:
-        names, complete = list(recorded), True
+    try:
+        cls = load_class(spec, transfer, fidelity)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    decl = declared(cls)
+    if decl is not None:
+        names = [i.name for i in describe(decl)]
+        complete = declared_complete(decl)
     else:
-        try:
-            names, complete = constructor_settings(load_class(spec, transfer, fidelity))
-        except ValueError as exc:
-            raise UsageError(str(exc)) from None
+        names, complete = constructor_settings(cls)
     if transfer:
         names = [n for n in names if n not in _CONTEXT_KEYS]
     return names, complete
@@ -181,9 +185,9 @@ def check_method_settings(method: str, settings: Mapping[str, object],
     """Resolve ``method`` and check that it knows every key of ``settings``.
 
     Returns the :class:`~nmthpo.optimizers.registry.MethodSpec`. The error of an unknown
-    setting lists the valid ones. The package's methods are checked against the names the
-    registry records (:meth:`~nmthpo.optimizers.registry.MethodSpec.setting_names`), so no
-    optimiser module or numerical library is imported; a user's class by its keyword
+    setting lists the valid ones. The package's methods are checked against the names their
+    classes declare (:meth:`~nmthpo.optimizers.registry.MethodSpec.settings_class`), so no
+    numerical library but NumPy is imported; a user's class by its keyword
     parameters, and one whose ``__init__`` takes ``**kwargs`` (e.g. an adapter passing them
     to its library) by building it (:func:`check` does so for single-task runs; for transfer
     runs the keyword parameters found up the class hierarchy are taken as the complete
@@ -211,9 +215,10 @@ def check_method_settings(method: str, settings: Mapping[str, object],
 
 def _setting_names_first(args: argparse.Namespace, settings: Mapping[str, object]) -> None:
     """Refuse an unknown ``--set`` name of a registered method before anything else is
-    loaded (no table, no optimiser module), when the kind of run is clear from the arguments
-    alone: a run with ``--sources``, a multi-fidelity method, ``--curves``, or a method that
-    runs only on lookup tables (``rs`` without those depends on the task: checked later)."""
+    loaded (no table, no numerical library but NumPy: only the optimiser's module, for its
+    declared settings), when the kind of run is clear from the arguments alone: a run with
+    ``--sources``, a multi-fidelity method, ``--curves``, or a method that runs only on
+    lookup tables (``rs`` without those depends on the task: checked later)."""
     from nmthpo.optimizers.registry import METHODS
 
     spec = METHODS.get(args.method)

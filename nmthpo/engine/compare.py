@@ -5,10 +5,14 @@ compared with the book's methods on the same task, objective, seed and number of
 Trial *t* of a seed starts from the same initial rows in every method
 (:func:`nmthpo.engine.runner.initial_rows`), so the first *N* trials of a cached 100-trial
 baseline pair trial by trial with an *N*-trial run; runs of different lengths pair on their
-common (first) trials. Baselines are read from the book's cache (``results/single``,
-``results/pareto``); one that is not there (another seed, more trials, another task) is
-computed into the user cache (``user_cache_dir() / "compare"``). Every run passed to
-:func:`compare` must be of its task (a run of another task is an error, never dropped).
+common (first) trials. Which baselines, and which folder of the book's cache holds their runs,
+is not this module's to know (the engine imports no study): the caller passes them, per
+objective, as :class:`BaselineSet` records (``book``; ``nmthpo compare`` passes the experiment
+registry's :func:`nmthpo.studies.grids.compare_baselines`: ``results/single`` and
+``results/pareto``) or names the baselines itself. A baseline the book's cache does not hold
+(another seed, more trials, another task, or no ``book`` given) is computed into the user cache
+(``user_cache_dir() / "compare"``). Every run passed to :func:`compare` must be of its task (a
+run of another task is an error, never dropped).
 
 Per method and metric (Zhang & Duh 2020, Section 4: ftb, ftc, fb; or fto, fta, fbp):
 
@@ -54,7 +58,7 @@ import io
 import itertools
 import json
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -70,10 +74,10 @@ from nmthpo.engine.stats import bootstrap_mean, paired_ratio
 
 __all__ = [
     "ALPHA",
-    "BASELINES",
     "HIGHER_IS_BETTER",
     "MIN_TASKS",
     "PAIRS",
+    "BaselineSet",
     "Comparison",
     "Design",
     "TaskRanking",
@@ -92,11 +96,6 @@ __all__ = [
     "trials_needed",
 ]
 
-#: The book's methods, by objective: the default baselines.
-BASELINES: dict[str, tuple[str, ...]] = {
-    "bleu": ("rs", "bo-ei-m", "bo-ei-r", "gb-ei-m", "gb-ei-r", "gb-eif-m", "gb-eif-r", "ga"),
-    "pareto": ("rs", "bo-m", "bo-r", "gb-m", "gb-r"),
-}
 #: Metrics where larger is better (every other metric is a runtime or a gap: smaller wins).
 HIGHER_IS_BETTER: frozenset[str] = frozenset({"fbp"})
 #: Level of the paired tests (after Holm's correction).
@@ -106,7 +105,23 @@ MIN_TASKS: int = 5
 #: Which pairs are tested: ``"mine"`` (default) your runs against each baseline and among
 #: themselves; ``"all"`` every pair of methods, the baselines among themselves too.
 PAIRS: tuple[str, ...] = ("mine", "all")
-_CACHE = {"bleu": "single", "pareto": "pareto"}
+
+
+@dataclass(frozen=True)
+class BaselineSet:
+    """The baselines of one objective: the methods compared by default and where their runs live.
+
+    Attributes
+    ----------
+    methods : tuple of str
+        Registry names compared when no baselines are named (random search is always added).
+    folder : str
+        The folder of the book's cache (:func:`nmthpo.engine.cache.results_dir`) that holds
+        their runs (e.g. ``"single"``): :func:`baseline_run` reads them from there.
+    """
+
+    methods: tuple[str, ...]
+    folder: str
 
 
 def load_run_spec(path: str | Path) -> RunSpec:
@@ -141,14 +156,14 @@ def method_names(runs: Sequence[RunResult]) -> list[str]:
 
 
 def baseline_run(name: str, like: RunSpec, trials: int, progress: bool = False,
-                 ) -> tuple[RunResult, str]:
+                 folder: str | None = None) -> tuple[RunResult, str]:
     """The first ``trials`` trials of baseline ``name`` paired with ``like``, and their source.
 
-    Read from the book's cache when it holds them, else computed (and cached) in
-    ``user_cache_dir() / "compare"``.
+    Read from the book's cache folder ``results/<folder>`` when it holds them, else (or without
+    a ``folder``) computed (and cached) in ``user_cache_dir() / "compare"``.
     """
-    book = results_dir() / _CACHE[like.objective]
-    if book.exists():
+    book = results_dir() / folder if folder is not None else None
+    if book is not None and book.exists():
         for spec, pq in cached_runs(book):
             if (spec.method == name and spec.task == like.task
                     and spec.objective == like.objective and spec.seed == like.seed
@@ -156,7 +171,7 @@ def baseline_run(name: str, like: RunSpec, trials: int, progress: bool = False,
                     and spec.stop == "target" and not spec.settings):
                 have = int(pd.read_parquet(pq, columns=["trial"])["trial"].nunique())
                 if have >= trials:
-                    rel = f"results/{_CACHE[like.objective]}/{pq.name}"
+                    rel = f"results/{folder}/{pq.name}"
                     return load_run(spec, book, trials=trials), rel
     cache = user_cache_dir() / "compare"
     res = run(name, like.task, trials=trials, seed=like.seed, objective=like.objective,
@@ -412,8 +427,14 @@ class _Setup:
     design: Design
 
 
+def _defaults(objective: str, book: Mapping[str, BaselineSet] | None) -> BaselineSet | None:
+    """``book``'s baselines of ``objective``, if it has them."""
+    return None if book is None else book.get(objective)
+
+
 def _setup(runs: Sequence[RunResult], task: str, baselines: Sequence[str] | None, ties: str,
-           metric: str | None, pairs: str) -> _Setup:
+           metric: str | None, pairs: str,
+           book: Mapping[str, BaselineSet] | None = None) -> _Setup:
     check_task(task)
     if ties not in TIES:
         raise ValueError(f"unknown ties convention {ties!r}; valid: {', '.join(TIES)}")
@@ -442,7 +463,14 @@ def _setup(runs: Sequence[RunResult], task: str, baselines: Sequence[str] | None
         if sorted(r.frame["trial"].unique())[:trials] != list(range(trials)):
             raise ValueError(f"{r.spec.method}: trials must be numbered 0..N-1 to pair up")
     names = method_names(runs)
-    wanted = ["rs", *(BASELINES[first.objective] if baselines is None else baselines)]
+    if baselines is None:
+        default = _defaults(first.objective, book)
+        if default is None:
+            raise ValueError(f"no baselines for objective {first.objective!r}: name them "
+                             "(baselines=[...]) or pass book={objective: BaselineSet(...)}, "
+                             "e.g. nmthpo.studies.grids.compare_baselines()")
+        baselines = default.methods
+    wanted = ["rs", *baselines]
     base = [b for b in dict.fromkeys(wanted) if b not in names]
     tested = pairs_to_test(names, base, pairs)
     longer = {n: r.trials for n, r in zip(names, runs, strict=True) if r.trials > trials}
@@ -455,13 +483,14 @@ def plan(
     task: str,
     baselines: Sequence[str] | None = None,
     pairs: str = "mine",
+    book: Mapping[str, BaselineSet] | None = None,
 ) -> Design:
     """The :class:`Design` of :func:`compare` with these arguments, before any work.
 
     Checks the runs as :func:`compare` does (one task, objective, seed and ``n_init``) and
     counts the common trials and the pairs to test; no baseline is loaded.
     """
-    return _setup(runs, task, baselines, "value", None, pairs).design
+    return _setup(runs, task, baselines, "value", None, pairs, book).design
 
 
 def compare(
@@ -473,6 +502,7 @@ def compare(
     seed: int = 0,
     progress: bool = False,
     pairs: str = "mine",
+    book: Mapping[str, BaselineSet] | None = None,
 ) -> Comparison:
     """Compare ``runs`` on ``task`` with the book's ``baselines`` over paired trials.
 
@@ -484,8 +514,8 @@ def compare(
         lengths pair on their common trials (:attr:`Design.longer` names the longer ones).
     task : str
     baselines : sequence of str, optional
-        Registry names; default :data:`BASELINES` of the objective. Random search is always
-        included (``rel_rs`` needs it).
+        Registry names; default ``book``'s methods of the objective (one of the two is
+        needed). Random search is always included (``rel_rs`` needs it).
     ties : {"value", "first-id"}
         ftb's tie convention (:mod:`nmthpo.engine.metrics`).
     metric : str, optional
@@ -497,15 +527,21 @@ def compare(
     pairs : {"mine", "all"}
         Tested pairs (:func:`pairs_to_test`): your runs against the baselines and among
         themselves (default), or every pair. Holm's correction is over the tested pairs.
+    book : mapping of str to BaselineSet, optional
+        Per objective, the default baselines and the folder of the book's cache that holds
+        their runs (``nmthpo compare`` passes :func:`nmthpo.studies.grids.compare_baselines`).
+        Without it every baseline is computed into the user cache.
 
     Returns
     -------
     Comparison
         With its :class:`Design` (can any test reach :data:`ALPHA`?).
     """
-    s = _setup(runs, task, baselines, ties, metric, pairs)
+    s = _setup(runs, task, baselines, ties, metric, pairs, book)
     first = s.runs[0].spec
     objective = first.objective
+    default = _defaults(objective, book)
+    folder = None if default is None else default.folder
     metrics = SINGLE_METRICS if objective == "bleu" else PARETO_METRICS
     budgets = [r.spec.budget for r in s.runs if r.spec.budget is not None]
     limit = min(budgets) if budgets else None
@@ -515,7 +551,7 @@ def compare(
         entries[name] = RunResult(r.spec, r.frame[r.frame["trial"] < s.trials])
         sources[name] = "run directory"
     for b in s.baselines:
-        entries[b], sources[b] = baseline_run(b, first, s.trials, progress)
+        entries[b], sources[b] = baseline_run(b, first, s.trials, progress, folder)
     values: dict[str, pd.DataFrame] = {}
     censored: dict[str, int] = {}
     for name, r in entries.items():
@@ -639,9 +675,10 @@ def plan_tasks(
     tasks: Sequence[str] | None = None,
     baselines: Sequence[str] | None = None,
     pairs: str = "mine",
+    book: Mapping[str, BaselineSet] | None = None,
 ) -> tuple[dict[str, Design], Design]:
     """The designs of :func:`compare_tasks` before any work: per task, and pooled."""
-    setups = {t: _setup(rs, t, baselines, "value", None, pairs)
+    setups = {t: _setup(rs, t, baselines, "value", None, pairs, book)
               for t, rs in _by_task(runs, tasks).items()}
     design = _pooled_pairs(list(setups.values()), pairs)[3]
     return {t: s.design for t, s in setups.items()}, design
@@ -656,6 +693,7 @@ def compare_tasks(
     seed: int = 0,
     progress: bool = False,
     pairs: str = "mine",
+    book: Mapping[str, BaselineSet] | None = None,
 ) -> TaskRanking:
     """:func:`compare` on every task of ``runs`` (or ``tasks``), then pool and rank.
 
@@ -666,7 +704,7 @@ def compare_tasks(
         ``tasks`` is a ``ValueError`` naming it.
     tasks : sequence of str, optional
         Default: the tasks of ``runs``.
-    baselines, ties, metric, seed, progress, pairs
+    baselines, ties, metric, seed, progress, pairs, book
         As in :func:`compare`.
 
     Returns
@@ -685,9 +723,9 @@ def compare_tasks(
 
     grouped = _by_task(runs, tasks)
     tasks = list(grouped)
-    setups = [_setup(rs, t, baselines, ties, metric, pairs) for t, rs in grouped.items()]
+    setups = [_setup(rs, t, baselines, ties, metric, pairs, book) for t, rs in grouped.items()]
     mine, base, tested, design = _pooled_pairs(setups, pairs)
-    comps = {t: compare(grouped[t], t, baselines, ties, metric, seed, progress, pairs)
+    comps = {t: compare(grouped[t], t, baselines, ties, metric, seed, progress, pairs, book)
              for t in tasks}
     common = set.intersection(*(set(c.summary[c.metric]) for c in comps.values()))
     if len(common) < 2:

@@ -2,7 +2,7 @@
 
 Every search of the package runs through :func:`ask_tell`: the runner's trials, single-task
 and transfer (:mod:`nmthpo.engine.runner`), and the searches inside sub-spaces of Chapter 6
-(:func:`nmthpo.studies.space_scores.search_in_rows`). The optimiser is first told the
+(:func:`nmthpo.studies.ariafar.space_scores.search_in_rows`). The optimiser is first told the
 ``initial`` rows, then asked for one row at a time and told its value, until
 
 * ``limit`` rows were evaluated (initial rows included), or

@@ -104,7 +104,7 @@ from nmthpo.engine.loop import (
     ask_tell,
 )
 from nmthpo.engine.metrics import validate_sequence, write_sequences
-from nmthpo.optimizers.registry import MethodSpec, build, resolve
+from nmthpo.optimizers.registry import MethodSpec, build, load_class, resolve
 
 __all__ = [
     "CACHE_VERSION",
@@ -112,7 +112,6 @@ __all__ = [
     "RunInterrupted",
     "RunResult",
     "RunSpec",
-    "TransferResult",
     "OUTPUT_FILES",
     "cached_runs",
     "check_output",
@@ -128,7 +127,6 @@ __all__ = [
     "run_trial",
     "static_experiment",
     "subset_sources",
-    "transfer_spec",
     "trial_optimizer",
 ]
 
@@ -354,16 +352,6 @@ class RunSpec:
         return RunResult(self, frame)
 
 
-def transfer_spec(method: str, target: str, sources: Sequence[str], n_source: int = 50,
-                  budget: int = TRANSFER_BUDGET, n_init: int = 3, seed: int = 0,
-                  kernel: str = "matern52", settings: Mapping[str, Any] | None = None,
-                  ) -> RunSpec:
-    """A transfer :class:`RunSpec` (the argument order of the former ``TransferSpec``)."""
-    return RunSpec(method, target, seed=seed, n_init=n_init, budget=budget,
-                   settings=dict(settings or {}), sources=tuple(sources), n_source=n_source,
-                   kernel=kernel)
-
-
 def default_sources(target: str) -> tuple[str, ...]:
     """Leave one out: every other task of the target's family (the static setting)."""
     check_task(target)
@@ -407,6 +395,11 @@ def run_trial(spec: RunSpec, trial: int) -> dict[str, np.ndarray]:
     """
     from threadpoolctl import threadpool_limits
 
+    # load the optimiser's module and SciPy's BLAS (the optimisers import SciPy on first
+    # use) before the limit is set: threadpoolctl limits only the libraries loaded by then
+    cls = load_class(spec.method_spec(), transfer=spec.sources is not None)
+    if getattr(cls, "uses_scipy", True) or spec.sources is not None:
+        import scipy.linalg  # noqa: F401
     with threadpool_limits(limits=1, user_api="blas"):
         opt, recorders = trial_optimizer(spec, trial)
         table = load_table(spec.task)
@@ -604,9 +597,6 @@ class RunResult:
             _write_parquet(self.frame, out / "results.parquet")
         write_text(out / "spec.json", self.spec.to_json())
 
-
-#: The former name of a transfer run's result (one result class now).
-TransferResult = RunResult
 
 #: The files :meth:`RunResult.save` and
 #: :meth:`nmthpo.engine.fidelity.CurveRunResult.save` write into an output directory.
@@ -963,7 +953,8 @@ def static_experiment(
     specs = []
     for t in targets:
         srcs = default_sources(t) if n_sources is None else subset_sources(t, n_sources, seed)
-        specs += [transfer_spec(m, t, srcs, n_source, budget, 3, seed) for m in methods]
+        specs += [RunSpec(m, t, seed=seed, budget=budget, sources=srcs, n_source=n_source)
+                  for m in methods]
     res = run_specs(specs, repeats, jobs, cache_dir, progress)
     return pd.concat([r.frame for r in res], ignore_index=True)
 
@@ -988,8 +979,8 @@ def dynamic_experiment(
         check_task(t)
     if len(set(order)) != len(order) or len(order) < 2:
         raise ValueError(f"order must list at least two distinct tasks; got {list(order)}")
-    specs = [transfer_spec(m, order[i], order[:i], n_source, budget, 3, seed)
-             for i in range(1, len(order)) for m in methods]
+    specs = [RunSpec(m, order[i], seed=seed, budget=budget, sources=order[:i],
+                     n_source=n_source) for i in range(1, len(order)) for m in methods]
     res = run_specs(specs, repeats, jobs, cache_dir, progress)
     frames = []
     for r in res:

@@ -26,7 +26,7 @@ Contents
 3. Faithfulness (:func:`faithfulness`): rank agreement of predicted and empirical scores.
 
 The experiments and applications on the NMT tables and synthetic functions (Chapter 6) are in
-:mod:`nmthpo.studies.space_scores`; this module holds the pure score mathematics.
+:mod:`nmthpo.studies.ariafar.space_scores`; this module holds the pure score mathematics.
 
 Choices the paper leaves open (all stated again where they are made):
 

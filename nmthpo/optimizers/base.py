@@ -57,6 +57,10 @@ class TableOptimizer:
     """
 
     objectives: tuple[str, ...] = ("bleu",)
+    #: Whether the optimiser computes with SciPy (its linear algebra): the runner then loads
+    #: SciPy before it limits BLAS to one thread per trial (threadpoolctl limits only the
+    #: libraries loaded by then). ``False`` for pure-NumPy methods keeps their runs light.
+    uses_scipy: bool = True
 
     def __init__(
         self, X: np.ndarray, rng: np.random.Generator, objective: str = "bleu", **settings: Any

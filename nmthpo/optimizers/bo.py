@@ -41,20 +41,40 @@ Choices the paper leaves open (it used the George library and states none of the
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from nmthpo.models.acquisition import expected_improvement
-from nmthpo.models.gp import KERNELS, GaussianProcess
-from nmthpo.models.refit import RefitSchedule, ScheduledGP
 from nmthpo.optimizers.base import TableOptimizer
 from nmthpo.optimizers.mobo import RowGP
+from nmthpo.optimizers.settings import setting
 
-__all__ = ["SCHEDULES", "GPBO"]
+if TYPE_CHECKING:
+    from nmthpo.models.gp import GaussianProcess
+
+# SciPy comes in with nmthpo.models: imported where used, so that reading GPBO.Settings
+# (``nmthpo run --set`` checks, ``nmthpo methods``) stays cheap (nmthpo.optimizers.settings)
+
+__all__ = ["SCHEDULES", "GPBO", "GPBOSettings"]
 
 #: Valid ``schedule`` settings of :class:`GPBO` (see the module docstring).
 SCHEDULES: tuple[str, ...] = ("exact", "fast")
+
+
+@dataclass(frozen=True)
+class GPBOSettings:
+    """Settings of :class:`GPBO` (see its parameters)."""
+
+    kernel: str = setting("matern52", "GP covariance function: matern52, rbf")
+    refit_every: int = setting(1, "re-optimise the GP hyperparameters after this many new "
+                               "observations (1: every step)")
+    restarts: int = setting(2, "random restarts of a hyperparameter fit, besides the warm start")
+    restart_every: int = setting(10, "use the restarts again after this many observations")
+    xi: float = setting(0.0, "exploration margin of EI (Eq. 3: 0)")
+    schedule: str = setting("exact", "exact (the refit schedule above) or fast (geometric "
+                            "checkpoints, cached posterior)")
+    refit_growth: float = setting(0.2, "growth of the checkpoints of the fast schedule")
 
 
 class GPBO(TableOptimizer):
@@ -87,6 +107,7 @@ class GPBO(TableOptimizer):
     """
 
     objectives = ("bleu",)
+    Settings = GPBOSettings
 
     def __init__(
         self,
@@ -103,6 +124,9 @@ class GPBO(TableOptimizer):
         refit_growth: float = 0.2,
         **settings: Any,
     ) -> None:
+        from nmthpo.models.gp import KERNELS
+        from nmthpo.models.refit import RefitSchedule, ScheduledGP
+
         super().__init__(X, rng, objective, **settings)
         if kernel not in KERNELS:
             raise ValueError(f"unknown kernel {kernel!r}; valid kernels: {', '.join(KERNELS)}")
@@ -159,6 +183,8 @@ class GPBO(TableOptimizer):
     # -- protocol -----------------------------------------------------------------------------
     def ask(self) -> int:
         """The unevaluated row with the largest expected improvement (random tie-break)."""
+        from nmthpo.models.acquisition import expected_improvement
+
         cand = self.remaining()
         if not self.rows:
             return self.random_candidate()

@@ -30,15 +30,21 @@ the optimiser's generator, which also drives the chains and the tie-breaks.
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from nmthpo.models.acquisition import expected_improvement
-from nmthpo.models.gp import KERNELS, GaussianProcess
 from nmthpo.optimizers.base import TableOptimizer
+from nmthpo.optimizers.settings import setting
 
-__all__ = ["MarginalGPBO", "metropolis"]
+if TYPE_CHECKING:
+    from nmthpo.models.gp import GaussianProcess
+
+# SciPy comes in with nmthpo.models: imported where used, so that reading
+# MarginalGPBO.Settings stays cheap (nmthpo.optimizers.settings)
+
+__all__ = ["MarginalGPBO", "MarginalGPBOSettings", "metropolis"]
 
 
 def metropolis(
@@ -83,6 +89,18 @@ def metropolis(
     return pos, acc / max(int(steps), 1)
 
 
+@dataclass(frozen=True)
+class MarginalGPBOSettings:
+    """Settings of :class:`MarginalGPBO` (see its parameters)."""
+
+    kernel: str = setting("matern52", "GP covariance function: matern52, rbf")
+    n_hypers: int = setting(8, "walkers, i.e. hyperparameter samples per step")
+    burnin: int = setting(100, "Metropolis steps at the first fit")
+    chain_length: int = setting(20, "Metropolis steps at every later ask")
+    step: float = setting(0.3, "proposal std in log-hyperparameter space")
+    xi: float = setting(0.0, "EI margin (Eq. 3: 0)")
+
+
 class MarginalGPBO(TableOptimizer):
     """GP-BO with MCMC-marginalised hyperparameters (RoBO's default stack; see the module).
 
@@ -106,6 +124,7 @@ class MarginalGPBO(TableOptimizer):
     """
 
     objectives = ("bleu",)
+    Settings = MarginalGPBOSettings
 
     def __init__(
         self,
@@ -121,6 +140,8 @@ class MarginalGPBO(TableOptimizer):
         xi: float = 0.0,
         **settings: Any,
     ) -> None:
+        from nmthpo.models.gp import KERNELS, GaussianProcess
+
         super().__init__(X, rng, objective, **settings)
         if kernel not in KERNELS:
             raise ValueError(f"unknown kernel {kernel!r}; valid kernels: {', '.join(KERNELS)}")
@@ -157,6 +178,8 @@ class MarginalGPBO(TableOptimizer):
 
     def samples(self) -> np.ndarray:
         """Advance the chains on the current observations; the walkers' positions, (w, p)."""
+        from nmthpo.models.gp import GaussianProcess
+
         X_obs = self.X[np.asarray(self.rows, dtype=int)]
         gp = GaussianProcess(self.kernel).fit(X_obs, self.y_array, optimize=False)
         steps = self.chain_length if self._burned else self.burnin
@@ -168,6 +191,8 @@ class MarginalGPBO(TableOptimizer):
 
     def _posteriors(self, thetas: np.ndarray, rows: np.ndarray
                     ) -> list[tuple[np.ndarray, np.ndarray]]:
+        from nmthpo.models.gp import GaussianProcess
+
         X_obs = self.X[np.asarray(self.rows, dtype=int)]
         d = self.X.shape[1]
         out: list[tuple[np.ndarray, np.ndarray]] = []
@@ -180,6 +205,8 @@ class MarginalGPBO(TableOptimizer):
 
     def ask(self) -> int:
         """The unevaluated row with the largest EI averaged over the hyperparameter samples."""
+        from nmthpo.models.acquisition import expected_improvement
+
         cand = self.remaining()
         if not self.rows:
             return self.random_candidate()

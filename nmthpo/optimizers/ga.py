@@ -1,7 +1,7 @@
 """The steady-state genetic algorithm of Ganapathy (2020) as an ask/tell table optimiser.
 
-The study version (:mod:`nmthpo.studies.genetic`) lets the GA breed chromosomes that are not in
-the table and counts them; an optimiser of the shared protocol must instead propose an
+The study version (:mod:`nmthpo.studies.ganapathy.tables`) lets the GA breed chromosomes that are
+not in the table and counts them; an optimiser of the shared protocol must instead propose an
 *unevaluated row*. This class uses the study's operators
 (:mod:`nmthpo.optimizers.genetic_operators`: gene indices, selection probabilities, parent
 order, one-point crossover, mutation, weakest individual) with its own draws, and adapts them:
@@ -29,6 +29,7 @@ Fitness is the told BLEU; if every individual has fitness <= 0, parents are draw
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -42,8 +43,19 @@ from nmthpo.optimizers.genetic_operators import (
     selection_probabilities,
     weakest_index,
 )
+from nmthpo.optimizers.settings import setting
 
-__all__ = ["GAOptimizer"]
+__all__ = ["GAOptimizer", "GAOptimizerSettings"]
+
+
+@dataclass(frozen=True)
+class GAOptimizerSettings:
+    """Settings of :class:`GAOptimizer` (see its parameters)."""
+
+    population: int = setting(10, "population size (>= 2; the paper uses 5-25)")
+    mutation_rate: float = setting(1 / 8, "probability of mutating the offspring (paper: 1/8)")
+    max_tries: int = setting(100, "breeding attempts per ask before repairing to the nearest "
+                             "unevaluated row")
 
 
 class GAOptimizer(TableOptimizer):
@@ -64,6 +76,8 @@ class GAOptimizer(TableOptimizer):
     """
 
     objectives = ("bleu",)
+    uses_scipy = False
+    Settings = GAOptimizerSettings
 
     def __init__(
         self,

@@ -2,7 +2,7 @@
 
 Pure functions of their arguments: the caller draws the random numbers (a uniform for a roulette
 spin, a crossover point, a gene and its new value) and passes them in, so the same operators
-serve the study's simulation (:mod:`nmthpo.studies.genetic_simulation`, one buffered uniform
+serve the study's simulation (:mod:`nmthpo.studies.ganapathy.simulation`, one buffered uniform
 stream) and the ask/tell optimiser (:class:`nmthpo.optimizers.ga.GAOptimizer`, a
 ``numpy.random.Generator``), and each is checked by hand against the paper's examples.
 
@@ -20,9 +20,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
+
+if TYPE_CHECKING:  # annotations only: the GA optimiser's module stays free of pandas
+    import pandas as pd
 
 __all__ = [
     "GeneSpace", "fitter_first", "gene_indices", "mutate", "mutation_candidates",

@@ -28,20 +28,22 @@ Before any row is labelled every candidate scores 0, i.e. the choice is uniforml
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from nmthpo.models.acquisition import expected_improvement
-from nmthpo.models.graph import GraphSurrogate, build_graph
-from nmthpo.models.influence import EIF_MODES
 from nmthpo.optimizers.base import TableOptimizer
+from nmthpo.optimizers.settings import setting
+
+# SciPy comes in with nmthpo.models: imported where used, so that reading GraphSMBO.Settings
+# (``nmthpo run --set`` checks, ``nmthpo methods``) stays cheap (nmthpo.optimizers.settings)
 
 __all__ = [
     "ACQUISITIONS",
     "EIF_METHODS",
-    "EIF_MODES",
     "GraphSMBO",
+    "GraphSMBOSettings",
     "KERNELS",
     "snap_ties",
 ]
@@ -49,6 +51,14 @@ __all__ = [
 KERNELS = ("matern52", "rbf")
 ACQUISITIONS = ("ei", "eif")
 EIF_METHODS = ("fast", "naive")
+
+
+def __getattr__(name: str) -> Any:
+    if name == "EIF_MODES":  # nmthpo.models.influence's, still importable from here
+        from nmthpo.models.influence import EIF_MODES
+
+        return EIF_MODES
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def snap_ties(scores: np.ndarray, rtol: float) -> np.ndarray:
@@ -60,6 +70,24 @@ def snap_ties(scores: np.ndarray, rtol: float) -> np.ndarray:
     top = s[finite].max()
     s[finite & (s >= top - rtol * abs(top))] = top
     return s
+
+
+@dataclass(frozen=True)
+class GraphSMBOSettings:
+    """Settings of :class:`GraphSMBO` (see its parameters)."""
+
+    kernel: str = setting("matern52", "edge-weight kernel of the graph: matern52, rbf")
+    acquisition: str = setting("eif", "ei (expected improvement) or eif (expected influence)")
+    k: int | None = setting(None, "kNN neighbourhood size (None: mean degree closest to n/7)")
+    lengthscale: float | None = setting(None, "kernel length scale (None: median pairwise "
+                                        "distance)")
+    eps: float | None = setting(None, "ghost-node weight 1/sigma^2 (None: 1e-6 x mean degree)")
+    ei_scale: float = setting(1.0, "multiplier of the GRF posterior std in EI")
+    eif_method: str = setting("fast", "fast (rank-one updates) or naive (re-solve per row)")
+    eif_mode: str = setting("text", "reading of Eq. 8: text, gbopt, gbopt-ties, monotone")
+    refresh_every: int = setting(200, "recompute the inverse after this many downdates "
+                                 "(0: never)")
+    tie_rtol: float = setting(1e-9, "relative tolerance for treating scores as tied")
 
 
 class GraphSMBO(TableOptimizer):
@@ -95,6 +123,7 @@ class GraphSMBO(TableOptimizer):
     """
 
     objectives = ("bleu",)
+    Settings = GraphSMBOSettings
 
     def __init__(
         self,
@@ -114,6 +143,9 @@ class GraphSMBO(TableOptimizer):
         tie_rtol: float = 1e-9,
         **settings: Any,
     ) -> None:
+        from nmthpo.models.graph import GraphSurrogate, build_graph
+        from nmthpo.models.influence import EIF_MODES
+
         super().__init__(X, rng, objective, **settings)
         for name, value, valid in (
             ("kernel", kernel, KERNELS),
@@ -153,6 +185,8 @@ class GraphSMBO(TableOptimizer):
             return np.zeros(self.n)
         if self.acquisition == "eif":
             return self.surrogate.eif(self.eif_method, self.eif_mode)
+        from nmthpo.models.acquisition import expected_improvement
+
         mean, std = self.surrogate.posterior()
         return expected_improvement(mean, self.ei_scale * std, float(np.max(self.ys)))
 

@@ -48,20 +48,31 @@ Choices the paper leaves open, and ours:
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from scipy.linalg import LinAlgError, cholesky, solve_triangular
 
-from nmthpo.models.ehvi import ehvi, nondominated_front, reference_from_observations
-from nmthpo.models.gp import KERNELS, GaussianProcess, get_kernel
-from nmthpo.models.graph import GraphSurrogate, build_graph, grf_posterior
-from nmthpo.models.refit import RefitSchedule, ScheduledGP, refit_checkpoints
 from nmthpo.optimizers.base import TableOptimizer
+from nmthpo.optimizers.settings import setting
 
-__all__ = ["SURROGATES", "ParetoSMBO", "RowGP", "refit_checkpoints"]
+if TYPE_CHECKING:
+    from nmthpo.models.gp import GaussianProcess
+
+# SciPy (directly and through nmthpo.models) is imported where used, so that reading
+# ParetoSMBO.Settings stays cheap (nmthpo.optimizers.settings)
+
+__all__ = ["SURROGATES", "ParetoSMBO", "ParetoSMBOSettings", "RowGP"]
 
 SURROGATES: tuple[str, ...] = ("gp", "graph")
+
+
+def __getattr__(name: str) -> Any:
+    if name == "refit_checkpoints":  # moved to nmthpo.models.refit; still importable from here
+        from nmthpo.models.refit import refit_checkpoints
+
+        return refit_checkpoints
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 _JITTERS = (0.0, 1e-10, 1e-8, 1e-6, 1e-4)
 
@@ -109,6 +120,9 @@ class RowGP:
         first_fit: int = 3,
         fused: bool = False,
     ) -> None:
+        from nmthpo.models.gp import get_kernel
+        from nmthpo.models.refit import RefitSchedule, ScheduledGP
+
         self.X = np.asarray(X, dtype=float)
         self.N = self.X.shape[0]
         self.kernel_name = kernel
@@ -152,6 +166,8 @@ class RowGP:
 
     def _factor(self, t: int) -> None:
         """Rebuild ``L``, ``V`` and ``colsum(V^2)`` from scratch on the first ``t`` rows."""
+        from scipy.linalg import LinAlgError, cholesky, solve_triangular
+
         assert self._hyp is not None
         Xo = self.X[np.asarray(self.rows[:t], dtype=int)]
         K = self._k(Xo, Xo)
@@ -214,6 +230,8 @@ class RowGP:
     # -- prediction ---------------------------------------------------------------------------
     def predict(self) -> tuple[np.ndarray, np.ndarray]:
         """Posterior mean and variance of the latent function at every row, shapes (N,)."""
+        from scipy.linalg import solve_triangular
+
         self._sync()
         assert self._hyp is not None
         y = np.asarray(self.values)
@@ -226,6 +244,24 @@ class RowGP:
         mean = m + s * (w @ self._V[:t])
         var = s * s * np.maximum(float(self._hyp["variance"]) - self._q, 0.0)
         return mean, var
+
+
+@dataclass(frozen=True)
+class ParetoSMBOSettings:
+    """Settings of :class:`ParetoSMBO` (see its parameters)."""
+
+    surrogate: str = setting("gp", "gp (exact GPs) or graph (graph-based finite-set GPs)")
+    kernel: str = setting("matern52", "GP covariance / graph edge-weight kernel: matern52, rbf")
+    log_time: bool = setting(True, "model (and measure EHVI in) log decoding time")
+    ref_margin: float = setting(0.1, "reference point: observed nadir + margin x observed range")
+    refit_growth: float = setting(0.2, "GP: growth of the hyperparameter-fit checkpoints")
+    refit_until: int = setting(200, "GP: no hyperparameter fits after this many observations")
+    restarts: int = setting(2, "GP: random restarts (first checkpoint, then at each doubling)")
+    k: int | None = setting(None, "graph: kNN neighbourhood size (None: the paper's rule)")
+    lengthscale: float | None = setting(None, "graph: kernel length scale (None: median "
+                                        "pairwise distance)")
+    eps: float | None = setting(None, "graph: ghost-node weight (None: 1e-6 x mean degree)")
+    refresh_every: int = setting(200, "graph: recompute the inverse after this many downdates")
 
 
 class ParetoSMBO(TableOptimizer):
@@ -255,6 +291,7 @@ class ParetoSMBO(TableOptimizer):
     """
 
     objectives = ("pareto",)
+    Settings = ParetoSMBOSettings
 
     def __init__(
         self,
@@ -275,6 +312,8 @@ class ParetoSMBO(TableOptimizer):
         refresh_every: int = 200,
         **settings: Any,
     ) -> None:
+        from nmthpo.models.gp import KERNELS
+
         super().__init__(X, rng, objective, **settings)
         if surrogate not in SURROGATES:
             raise ValueError(f"unknown surrogate {surrogate!r}; valid: {', '.join(SURROGATES)}")
@@ -301,6 +340,8 @@ class ParetoSMBO(TableOptimizer):
                 for j in range(2)
             ]
         else:
+            from nmthpo.models.graph import GraphSurrogate, build_graph
+
             self.graph = build_graph(self.X, kernel=kernel, k=k, lengthscale=lengthscale)
             self.graph_surrogate = GraphSurrogate(self.graph.W, eps=eps,
                                                   refresh_every=refresh_every)
@@ -338,6 +379,8 @@ class ParetoSMBO(TableOptimizer):
             mt, vt = self.models[1].predict()
             sb, st = np.sqrt(vb), np.sqrt(vt)
         else:
+            from nmthpo.models.graph import grf_posterior
+
             gs = self.graph_surrogate
             mb, sb = gs.posterior()
             mt, st = grf_posterior(gs.W, gs.inverse(), gs.unlabelled,
@@ -351,10 +394,14 @@ class ParetoSMBO(TableOptimizer):
 
     def reference(self) -> np.ndarray:
         """The current reference point (minimisation frame)."""
+        from nmthpo.models.ehvi import reference_from_observations
+
         return reference_from_observations(self.observed_points(), self.ref_margin)
 
     def scores(self) -> np.ndarray:
         """EHVI of every row (evaluated rows: ``-inf``)."""
+        from nmthpo.models.ehvi import ehvi, nondominated_front, reference_from_observations
+
         pts = self.observed_points()
         ref = reference_from_observations(pts, self.ref_margin)
         front = nondominated_front(pts, ref)

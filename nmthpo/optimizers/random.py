@@ -7,6 +7,7 @@ rows: E[max(K, 3)] with K uniform on 1..n.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -15,13 +16,21 @@ from nmthpo.optimizers.base import TableOptimizer
 
 __all__ = [
     "RandomSearch",
+    "RandomSearchSettings",
 ]
+
+
+@dataclass(frozen=True)
+class RandomSearchSettings:
+    """Random search takes no settings."""
 
 
 class RandomSearch(TableOptimizer):
     """Uniform sampling without replacement; works for either objective."""
 
     objectives = ("bleu", "pareto")
+    uses_scipy = False
+    Settings = RandomSearchSettings
 
     def __init__(
         self, X: np.ndarray, rng: np.random.Generator, objective: str = "bleu", **settings: Any

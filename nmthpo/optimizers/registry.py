@@ -42,6 +42,12 @@ restarts; :mod:`nmthpo.optimizers.bo_mcmc`).
 
 Entries are resolved lazily (module path, class name, fixed settings), so importing the
 registry stays cheap and an optional method's import error surfaces only when it is used.
+
+Each class declares its settings beside it (a frozen dataclass, its ``Settings``; see
+:mod:`nmthpo.optimizers.settings`): :meth:`MethodSpec.settings_class` reads it (importing the
+class's module, which the package keeps free of SciPy and pandas at import time), so ``nmthpo
+run --set`` checks names and ``nmthpo methods`` lists every method's settings without building
+an optimiser. :attr:`MethodSpec.kind` says what a method is (:data:`METHOD_KINDS`).
 """
 
 from __future__ import annotations
@@ -56,8 +62,8 @@ from nmthpo.optimizers.base import TableOptimizer
 
 __all__ = [
     "METHODS",
+    "METHOD_KINDS",
     "PREFIXES",
-    "SETTING_NAMES",
     "MethodSpec",
     "available",
     "build",
@@ -69,6 +75,12 @@ __all__ = [
     "resolve",
     "spec_from_class",
 ]
+
+
+#: What a method is (:attr:`MethodSpec.kind`): a single-objective lookup-table method, a
+#: Pareto (BLEU and decoding time) method, one that does both, a transfer method (it takes
+#: source tasks) or a multi-fidelity method (it runs on learning curves).
+METHOD_KINDS: tuple[str, ...] = ("table", "pareto", "table+pareto", "transfer", "multi-fidelity")
 
 
 @dataclass(frozen=True)
@@ -154,11 +166,41 @@ class MethodSpec:
             return self.transfer_cls
         return self.path
 
+    @property
+    def kind(self) -> str:
+        """What the method is, one of :data:`METHOD_KINDS`: ``multi-fidelity`` (it runs on
+        learning curves), ``transfer`` (it takes source tasks: the transfer methods, not ``rs``,
+        which merely accepts them), else by its objectives: ``table`` (BLEU), ``pareto`` or
+        ``table+pareto``."""
+        if self.fidelity:
+            return "multi-fidelity"
+        if self.needs_sources or self.takes_sources:
+            return "transfer"
+        bleu, pareto = "bleu" in self.objectives, "pareto" in self.objectives
+        return "table+pareto" if bleu and pareto else "pareto" if pareto else "table"
+
+    def settings_class(self, transfer: bool = False, fidelity: bool = False) -> type | None:
+        """The settings dataclass the class that runs the method declares (its ``Settings``,
+        :mod:`nmthpo.optimizers.settings`), or ``None`` for a class that declares none (a
+        user's own: introspected). Imports the class's module (cheap for the package's);
+        raises ``ValueError`` if it cannot be imported."""
+        from nmthpo.optimizers.settings import declared
+
+        return declared(load_class(self, transfer, fidelity))
+
     def setting_names(self, transfer: bool = False, fidelity: bool = False
                       ) -> tuple[str, ...] | None:
-        """The keyword settings the method's class takes (:data:`SETTING_NAMES`, no import),
-        or ``None`` for a class the registry does not record (a user's own)."""
-        return SETTING_NAMES.get(self.class_path(transfer, fidelity))
+        """The keyword settings the method's class declares (:meth:`settings_class`, the
+        transfer context included), or ``None`` for a class that declares none or cannot be
+        imported (a user's own: introspected, or the import error reported when it is
+        built)."""
+        from nmthpo.optimizers.settings import describe
+
+        try:
+            decl = self.settings_class(transfer, fidelity)
+        except ValueError:
+            return None
+        return None if decl is None else tuple(i.name for i in describe(decl))
 
 
 _TM = "nmthpo.optimizers.transfer.methods"
@@ -254,46 +296,6 @@ METHODS: dict[str, MethodSpec] = {
                       "features"),
 }
 
-_TRANSFER_BASE = ("sources", "kernel", "restarts", "restart_every", "source_only",
-                  "target_task", "metafeatures")
-#: The keyword settings each of the package's optimiser classes takes (``"module:Class"`` ->
-#: names, in constructor order), so that ``--set NAME=...`` is checked without importing the
-#: optimiser or its numerical libraries (:mod:`nmthpo.commands.validate`). A transfer class
-#: lists the context the runner passes (``sources``, ``kernel``, ``target_task``,
-#: ``metafeatures``) too: a transfer run refuses them as settings. The one source of truth is
-#: the constructors: ``tests/test_optimizers.py`` checks every entry against
-#: :func:`constructor_settings`. Classes not listed (a user's ``module:Class``, an adapter's)
-#: are introspected or built instead.
-SETTING_NAMES: dict[str, tuple[str, ...]] = {
-    "nmthpo.optimizers.random:RandomSearch": (),
-    "nmthpo.optimizers.bo:GPBO": ("kernel", "refit_every", "restarts", "restart_every", "xi",
-                                  "schedule", "refit_growth"),
-    "nmthpo.optimizers.bo_mcmc:MarginalGPBO": ("kernel", "n_hypers", "burnin", "chain_length",
-                                               "step", "xi"),
-    "nmthpo.optimizers.graph:GraphSMBO": ("kernel", "acquisition", "k", "lengthscale", "eps",
-                                          "ei_scale", "eif_method", "eif_mode",
-                                          "refresh_every", "tie_rtol"),
-    "nmthpo.optimizers.mobo:ParetoSMBO": ("surrogate", "kernel", "log_time", "ref_margin",
-                                          "refit_growth", "refit_until", "restarts", "k",
-                                          "lengthscale", "eps", "refresh_every"),
-    "nmthpo.optimizers.ga:GAOptimizer": ("population", "mutation_rate", "max_tries"),
-    f"{_TM}:RandomTransfer": _TRANSFER_BASE,
-    f"{_TM}:IGP": _TRANSFER_BASE,
-    f"{_TM}:SCoT": ("refit_every", *_TRANSFER_BASE),
-    f"{_TM}:SGPR": ("alpha", *_TRANSFER_BASE),
-    f"{_TM}:POGPE": ("target_weight", *_TRANSFER_BASE),
-    f"{_TM}:TST": ("variant", "rho", *_TRANSFER_BASE),
-    f"{_TM}:RGPE": ("n_samples", *_TRANSFER_BASE),
-    f"{_TM}:TransBO": ("n_cv", "cv_min", "cv_refit", *_TRANSFER_BASE),
-    f"{_MF}.random:FullFidelityRandomSearch": (),
-    f"{_MF}.halving:SuccessiveHalving": ("eta", "min_checkpoint", "max_checkpoint",
-                                         "n_configs"),
-    f"{_MF}.halving:Hyperband": ("eta", "min_checkpoint"),
-    f"{_MF}.halving:UpstreamHalving": ("n_configs", "budget", "fraction"),
-    f"{_MF}.asha:ASHA": ("eta", "min_checkpoint", "max_checkpoint", "workers"),
-    f"{_MF}.bohb:BOHB": ("eta", "min_checkpoint", "gamma", "random_fraction", "min_bandwidth"),
-}
-
 #: ``prefix`` of a ``"prefix:Name"`` method -> ``"module:function"``; the function takes the
 #: whole ``"prefix:Name"`` and returns a :class:`MethodSpec`. Adapters of other libraries
 #: hook in here.
@@ -305,7 +307,8 @@ PREFIXES: dict[str, str] = {
 
 def constructor_settings(cls: type) -> tuple[list[str], bool]:
     """The keyword settings an optimiser class's constructor takes, and whether the list is
-    complete (introspection: what :data:`SETTING_NAMES` records for the package's classes).
+    complete (introspection: for a class that declares no ``Settings``, e.g. a user's; the
+    package's declarations are checked against it by ``tests/test_optimizers.py``).
 
     The settings are the keyword parameters after the positional ``X, rng`` (a lookup-table
     optimiser) or ``X, longest, rng`` (a multi-fidelity one), except ``objective``. Follows

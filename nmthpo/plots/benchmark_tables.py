@@ -112,7 +112,7 @@ def importance_bars(
     """Figure 5: single importances (top row) and the ``n_pairs`` largest pairs (bottom row).
 
     ``panels`` maps a panel title (e.g. ``"en-ja, top 1%"``) to ``(singles, pairs)`` as
-    returned by :func:`nmthpo.studies.benchmark_tables.importance_table`.
+    returned by :func:`nmthpo.studies.zhang_duh.benchmark_tables.importance_table`.
     """
     if not panels:
         raise ValueError("nothing to plot: pass at least one panel")

@@ -21,13 +21,14 @@ def ga_tables_plot(
 ) -> Figure:
     """Tables 2-4 as a figure: ours (dots, +-k standard errors) against the paper's (crosses).
 
-    The three frames are :func:`nmthpo.studies.genetic.paper_comparison`'s for ``"ga"``,
+    The three frames are :func:`nmthpo.studies.ganapathy.tables.paper_comparison`'s for ``"ga"``,
     ``"baseline"`` and
     ``"difference"``. Left: average count of individuals against the initial population size;
     right: baseline minus GA (Table 4), the zero line meaning no edge.
     """
     for f in (ga, baseline, difference):
-        require_columns(f, ("average", "paper", "se"), "nmthpo.studies.genetic.paper_comparison")
+        require_columns(f, ("average", "paper", "se"),
+                        "nmthpo.studies.ganapathy.tables.paper_comparison")
     fig = Figure(figsize=(9.6, 3.6), layout="constrained")
     left, right = fig.subplots(1, 2)
     for frame, label, col in ((ga, "GA", METHOD_COLOURS["ga"]),
@@ -82,15 +83,14 @@ def count_ecdf_plot(counts: Mapping[str, np.ndarray], title: str | None = None) 
 def variant_plot(frame: pd.DataFrame, k: float = 2.0) -> Figure:
     """Average count of each GA variant against the initial population size.
 
-    ``frame`` is :func:`nmthpo.studies.genetic.variant_table`'s (``with_se=True`` adds ±k se bars):
-    a row per
-    variant, a column per size (``"5"``, ...) and optionally ``"<m> se"`` columns. The
-    ``"baseline"`` row is drawn dashed.
+    ``frame`` is :func:`nmthpo.studies.ganapathy.tables.variant_table`'s (``with_se=True`` adds
+    ±k se bars): a row per variant, a column per size (``"5"``, ...) and optionally ``"<m> se"``
+    columns. The ``"baseline"`` row is drawn dashed.
     """
     sizes = [c for c in frame.columns if not str(c).endswith(" se")]
     if not sizes or frame.empty:
         raise ValueError("frame has no size columns; pass "
-                         "nmthpo.studies.genetic.variant_table's frame")
+                         "nmthpo.studies.ganapathy.tables.variant_table's frame")
     m = np.array([int(c) for c in sizes])
     fig = Figure(figsize=(6.4, 3.8), layout="constrained")
     ax = fig.subplots()
@@ -113,11 +113,12 @@ def fair_edge_plot(
 ) -> Figure:
     """Random search minus GA under the fair count, against the initial population size.
 
-    ``fair`` is :func:`nmthpo.studies.genetic.fair_comparison`'s frame (``edge``, ``edge_se``);
+    ``fair`` is :func:`nmthpo.studies.ganapathy.tables.fair_comparison`'s frame (``edge``,
+    ``edge_se``);
     ``paper_rule`` (optional) is the same difference under the paper's counting rules
     (``GAStudy.difference()``), drawn for reference.
     """
-    require_columns(fair, ("edge", "edge_se"), "nmthpo.studies.genetic.fair_comparison")
+    require_columns(fair, ("edge", "edge_se"), "nmthpo.studies.ganapathy.tables.fair_comparison")
     fig = Figure(figsize=(5.6, 3.6), layout="constrained")
     ax = fig.subplots()
     ax.axhline(0.0, color="#999999", lw=0.8)

@@ -1,6 +1,6 @@
 """Chapter 2's figure of the graph-discrepancy experiments.
 
-The data come from :mod:`nmthpo.studies.graph_discrepancy`.
+The data come from :mod:`nmthpo.studies.zhang_duh.graph_discrepancy`.
 
 Each function returns a :class:`matplotlib.figure.Figure` built without pyplot.
 """
@@ -25,8 +25,9 @@ GROUP_COLOURS: dict[str, str] = {
 def arm_forest(intervals: pd.DataFrame, reference: str = "RS") -> Figure:
     """Mean ftb with 95 % intervals of every arm, one panel per task (fewer is better).
 
-    ``intervals`` is the frame of :func:`nmthpo.studies.graph_discrepancy.arm_intervals`; the
-    dashed line marks the ``reference`` arm's mean.
+    ``intervals`` is the frame of
+    :func:`nmthpo.studies.zhang_duh.graph_discrepancy.arm_intervals`; the dashed line marks the
+    ``reference`` arm's mean.
     """
     require_columns(intervals, ["arm", "group", "task", "ftb", "low", "high"],
                     "graph_discrepancy.arm_intervals")

@@ -17,7 +17,7 @@ from nmthpo.plots.style import grid_shape, hide_unused, require_columns, shared_
 __all__ = ["FIDELITY_COLOURS", "anytime_plot", "curves_plot", "rank_correlation_plot",
            "survival_plot"]
 
-#: One colour per multi-fidelity method (labels of :func:`nmthpo.studies.multifidelity.
+#: One colour per multi-fidelity method (labels of :func:`nmthpo.studies.multifidelity.study.
 #: method_label`).
 FIDELITY_COLOURS: dict[str, str] = {
     "rs": "#7f7f7f", "sh": "#d62728", "hb": "#1f77b4", "asha": "#ff7f0e", "bohb": "#2ca02c",
@@ -70,9 +70,9 @@ def curves_plot(tasks: Sequence[str], n_curves: int = 40, seed: int = 0,
 
 def rank_correlation_plot(corr: pd.DataFrame) -> Figure:
     """Spearman correlation of checkpoint ``k`` with the final value against ``k``
-    (:func:`nmthpo.studies.multifidelity.rank_correlation`), one line per task."""
+    (:func:`nmthpo.studies.multifidelity.study.rank_correlation`), one line per task."""
     require_columns(corr, ("task", "checkpoint", "spearman"),
-                    "nmthpo.studies.multifidelity.rank_correlation")
+                    "nmthpo.studies.multifidelity.study.rank_correlation")
     fig = Figure(figsize=(6.5, 3.2), layout="constrained")
     ax = fig.subplots()
     for t, g in corr.groupby("task", sort=False):
@@ -88,9 +88,9 @@ def rank_correlation_plot(corr: pd.DataFrame) -> Figure:
 
 def anytime_plot(anytime: pd.DataFrame, log_y: bool = False) -> Figure:
     """Mean regret of the recommendation against checkpoints spent, 95 % bands, one panel per
-    task (:func:`nmthpo.studies.multifidelity.anytime_table`)."""
+    task (:func:`nmthpo.studies.multifidelity.study.anytime_table`)."""
     require_columns(anytime, ("task", "method", "checkpoints", "regret", "low", "high"),
-                    "nmthpo.studies.multifidelity.anytime_table")
+                    "nmthpo.studies.multifidelity.study.anytime_table")
     tasks = list(dict.fromkeys(anytime["task"]))
     fig, axes = _task_panels(len(tasks), 3.6, 2.8)
     for ax, t in zip(axes.ravel(), tasks, strict=False):
@@ -111,9 +111,9 @@ def anytime_plot(anytime: pd.DataFrame, log_y: bool = False) -> Figure:
 
 def survival_plot(surv: pd.DataFrame) -> Figure:
     """Share of trials in which the true best reached each rung, one panel per task
-    (:func:`nmthpo.studies.multifidelity.survival_table`)."""
+    (:func:`nmthpo.studies.multifidelity.study.survival_table`)."""
     require_columns(surv, ("task", "method", "rungs"),
-                    "nmthpo.studies.multifidelity.survival_table")
+                    "nmthpo.studies.multifidelity.study.survival_table")
     tasks = list(dict.fromkeys(surv["task"]))
     fig, axes = _task_panels(len(tasks), 3.6, 2.6)
     for ax, t in zip(axes.ravel(), tasks, strict=False):

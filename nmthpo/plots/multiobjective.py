@@ -30,9 +30,9 @@ def plot_front_evolution(data: Mapping[str, pd.DataFrame], title: str | None = N
     """Figure 7: one panel per method, dev BLEU (x) against decoding time (y); lower right wins.
 
     ``data`` maps a panel label (e.g. ``"BO-M"``) to the frame of
-    :func:`nmthpo.studies.multiobjective.front_evolution`. Gray open circles: the Pareto set of the
-    initial rows; coloured staircases (viridis, early to late): the attainment boundary of the
-    Pareto-front approximation after each requested step (through the points and the corners
+    :func:`nmthpo.studies.zhang_duh.multiobjective.front_evolution`. Gray open circles: the Pareto
+    set of the initial rows; coloured staircases (viridis, early to late): the attainment boundary
+    of the Pareto-front approximation after each requested step (through the points and the corners
     ``(BLEU_i, time_{i+1})``, so everything above-left of it is dominated); gold stars: the
     table's true Pareto set. Panels share both axes so that the methods' fronts are directly
     comparable; the legend sits to the right of the last panel.
@@ -120,7 +120,8 @@ def plot_hypervolume(
 ) -> Figure:
     """Hypervolume regret (or hypervolume) over evaluations of several methods on one task.
 
-    ``bands`` maps a method to the frame of :func:`nmthpo.studies.multiobjective.hypervolume_bands`;
+    ``bands`` maps a method to the frame of
+    :func:`nmthpo.studies.zhang_duh.multiobjective.hypervolume_bands`;
     lines are medians over trials, bands the 25-75 % quantiles. Regret is drawn on a log axis,
     where zeros (every Pareto point found; below ``REGRET_ZERO`` x the true hypervolume, which
     absorbs rounding) are left out. ``relative`` divides by the true
@@ -142,9 +143,10 @@ def hypervolume_grid(
 ) -> Figure:
     """:func:`plot_hypervolume` for every task: one panel per task, one line per method.
 
-    ``bands`` maps ``(method, task)`` to :func:`nmthpo.studies.multiobjective.hypervolume_bands`'
-    frame. ``relative`` (default here) divides each task's curves by its true hypervolume, so
-    that the panels share one scale of "fraction of the true front's volume still missing".
+    ``bands`` maps ``(method, task)`` to
+    :func:`nmthpo.studies.zhang_duh.multiobjective.hypervolume_bands`' frame. ``relative``
+    (default here) divides each task's curves by its true hypervolume, so that the panels share
+    one scale of "fraction of the true front's volume still missing".
     """
     if not bands:
         raise ValueError("bands is empty; pass {(method, task): hypervolume_bands(...)}")

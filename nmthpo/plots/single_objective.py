@@ -24,7 +24,8 @@ def anytime_panels(
 ) -> Figure:
     """Figure 6: best BLEU found (left) and surrogate MSE (right) over evaluations.
 
-    ``curves`` maps a method to :func:`nmthpo.studies.single_objective.anytime_curves`' frame;
+    ``curves`` maps a method to
+    :func:`nmthpo.studies.zhang_duh.single_objective.anytime_curves`' frame;
     lines are medians, bands the 25-75% quantiles over trials.
     """
     ncols = 2 if mse else 1

@@ -39,10 +39,10 @@ def score_scatter(
 ) -> Figure:
     """Predicted against empirical score of every candidate space, one panel per budget.
 
-    ``frame`` is a :func:`nmthpo.studies.space_scores.table_experiment` or ``synthetic_experiment``
-    frame;
-    rows are the task/function, colour is the space's size (rows or volume fraction). One
-    (seed size, repeat): the smallest seed size unless ``seed_size`` is given.
+    ``frame`` is a :func:`nmthpo.studies.ariafar.space_scores.table_experiment` or
+    ``synthetic_experiment`` frame; rows are the task/function, colour is the space's size (rows
+    or volume fraction). One (seed size, repeat): the smallest seed size unless ``seed_size`` is
+    given.
     """
     dom = _domain_column(frame)
     sub = frame[(frame["score"] == score) & (frame["repeat"] == repeat)]
@@ -77,7 +77,7 @@ def faithfulness_curves(summary: pd.DataFrame, metrics: Sequence[str] = ("spearm
                                                                          "kendall_tau")) -> Figure:
     """Rank correlation of predicted and empirical scores against the budget.
 
-    ``summary`` is :func:`nmthpo.studies.scoring_results.faithfulness_summary`'s frame; one panel
+    ``summary`` is :func:`nmthpo.studies.ariafar.results.faithfulness_summary`'s frame; one panel
     per
     task/function, one colour per seed size, solid Spearman, dashed Kendall.
     """
@@ -108,7 +108,7 @@ def faithfulness_curves(summary: pd.DataFrame, metrics: Sequence[str] = ("spearm
 def preferred_size_plot(summary: pd.DataFrame) -> Figure:
     """Size of the best space against the budget: predicted (solid) and empirical (dashed).
 
-    ``summary`` is :func:`nmthpo.studies.scoring_results.preferred_summary`'s frame (means over
+    ``summary`` is :func:`nmthpo.studies.ariafar.results.preferred_summary`'s frame (means over
     repeats); one panel per task/function, one colour per seed size.
     """
     dom = _domain_column(summary)
@@ -131,7 +131,7 @@ def preferred_size_plot(summary: pd.DataFrame) -> Figure:
 def calibration_plot(cal: pd.DataFrame) -> Figure:
     """Mean predicted over mean empirical score against the budget (1 = calibrated).
 
-    ``cal`` is :func:`nmthpo.studies.space_scores.calibration`'s frame; one panel per
+    ``cal`` is :func:`nmthpo.studies.ariafar.space_scores.calibration`'s frame; one panel per
     task/function, one
     colour per seed size, log scale.
     """
@@ -156,7 +156,7 @@ def calibration_plot(cal: pd.DataFrame) -> Figure:
 def comparison_plot(summary: pd.DataFrame, label_a: str, label_b: str) -> Figure:
     """Expected best BLEU of two spaces against the budget, predicted and empirical.
 
-    ``summary`` is :func:`nmthpo.studies.scoring_results.comparison_summary`'s frame.
+    ``summary`` is :func:`nmthpo.studies.ariafar.results.comparison_summary`'s frame.
     """
     fig = Figure(figsize=(5.4, 3.4), layout="constrained")
     ax = fig.subplots()

@@ -128,7 +128,8 @@ def overhead_plot(overhead: pd.DataFrame, title: str | None = None) -> Figure:
     """Mean cumulative optimisation overhead per trial (log scale), Figure 5(c)'s measure.
 
     ``overhead`` is :func:`nmthpo.engine.ranks.overhead_curve`'s frame (or
-    :func:`nmthpo.studies.transfer.overhead_variant_curves`', whose variants are drawn dotted).
+    :func:`nmthpo.studies.li_transbo.study.overhead_variant_curves`', whose variants are drawn
+    dotted).
     """
     require_columns(overhead, ("method", "step", "cum_seconds"),
           "nmthpo.engine.ranks.overhead_curve")

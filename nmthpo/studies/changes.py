@@ -129,7 +129,7 @@ def old_run(change: Change, root: Path | None = None) -> pd.DataFrame:
 
 def per_trial_ftb(frame: pd.DataFrame, task: str) -> np.ndarray:
     """ftb of every trial of a run (the paper's tie convention), in trial order."""
-    from nmthpo.studies.single_objective import per_trial_metrics
+    from nmthpo.studies.zhang_duh.single_objective import per_trial_metrics
 
     per = per_trial_metrics({("run", task): frame}, ties="value")
     return per.sort_values("trial")["ftb"].to_numpy(dtype=float)

@@ -16,18 +16,24 @@ experiment         chapter  what (paper section)
 ``eif_text``       2        the literal reading of expected influence's labels (Section 5.3)
 ``refit``          2        BO-EI's fast refit schedule (``schedule="fast"``) over Table 3's
                             trials, compared paired with ``single``'s exact schedule
-``gd_*``           2        why GB does not beat BO (:mod:`nmthpo.studies.graph_discrepancy`):
-                            EIF labellings, a paper-era BO, GB-EI's beta and sigma, 20 trials
+``gd_*``           2        why GB does not beat BO
+                            (:mod:`nmthpo.studies.zhang_duh.graph_discrepancy`): EIF labellings,
+                            a paper-era BO, GB-EI's beta and sigma, 20 trials
 ``pareto``         3        Table 4: 5 methods x 6 tasks x 100 trials until the Pareto set is found
 ``ga``             5        the GA in Table 3's protocol (cached beside ``single``), and the
                             Chapter 5 tables of Ganapathy (2020), :data:`GA_TABLES`
 ``transfer``       4        Li et al. (2022), Section 5.1: :data:`CHAPTER_GRID`
 ``scoring``        6        Ariafar et al. (2022): :data:`SCORING` (the defaults of
-                            :class:`nmthpo.studies.scoring_results.Chapter6Params`)
+                            :class:`nmthpo.studies.ariafar.results.Chapter6Params`)
 ``own_optimizer``  8        the tutorial: Optuna's TPE and GP samplers, 6 tasks x 20 trials
 ``multifidelity``  7        issue 14: multi-fidelity methods on the NMTLC learning curves,
-                            :data:`MULTIFIDELITY` (:mod:`nmthpo.studies.multifidelity`)
+                            :data:`MULTIFIDELITY` (:mod:`nmthpo.studies.multifidelity.study`)
 =================  =======  ====================================================================
+
+The baselines ``nmthpo compare`` ranks a user's runs against are runs of these grids too:
+:data:`COMPARE_EXPERIMENTS` names, per objective, the experiments that serve as baselines, and
+:func:`compare_baselines` gives their methods and cache folder to
+:mod:`nmthpo.engine.compare` (as :class:`~nmthpo.engine.compare.BaselineSet` records).
 
 Where a run is cached (:func:`run_cache_dir`): the book's ``results/<folder>`` when it already
 holds the run with enough trials, or when ``make results`` is running (it sets
@@ -44,7 +50,7 @@ import shutil
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -53,12 +59,15 @@ from nmthpo.benchmark.tables import NMTHPO_TASKS, NMTLC_TASKS
 from nmthpo.engine.cache import WRITE_RESULTS_ENV, results_dir, user_cache_dir
 from nmthpo.engine.runner import RunResult, RunSpec, run
 from nmthpo.optimizers.transfer.methods import ABLATION_METHODS, DYNAMIC_METHODS, STATIC_METHODS
-from nmthpo.studies.multiobjective import PAPER_METHODS
-from nmthpo.studies.single_objective import GRAPH_K_VALUES, METHODS
+from nmthpo.studies.zhang_duh.methods import GRAPH_K_VALUES, METHODS, PAPER_METHODS
+
+if TYPE_CHECKING:  # the statistics stack is imported where a comparison needs it
+    from nmthpo.engine.compare import BaselineSet
 
 __all__ = [
     "BUDGET",
     "CHAPTER_GRID",
+    "COMPARE_EXPERIMENTS",
     "DYNAMIC_ORDER",
     "EXPERIMENTS",
     "FOLDERS",
@@ -74,6 +83,7 @@ __all__ = [
     "RunGrid",
     "book_dir",
     "book_file",
+    "compare_baselines",
     "ga_tables_dir",
     "grid_runs",
     "run_cache_dir",
@@ -130,7 +140,8 @@ RUN_GRIDS: dict[str, RunGrid] = {
     # ``single``, which holds the exact schedule: paired by trial)
     "refit": RunGrid(2, "refit", ("bo-ei-m", "bo-ei-r"), NMTHPO_TASKS, 100,
                      options={"record_mse": True}, variants=({"schedule": "fast"},)),
-    # Chapter 2's graph-discrepancy experiments (nmthpo.studies.graph_discrepancy), 20 trials
+    # Chapter 2's graph-discrepancy experiments (nmthpo.studies.zhang_duh.graph_discrepancy),
+    # 20 trials
     # the earlier all-ties labelling in Table 3's protocol (what Table 3's GB-EIF-M was before)
     "gd_ties": RunGrid(2, "graph_discrepancy", ("gb-eif-m",), NMTHPO_TASKS, 100,
                        options={"record_mse": True}, variants=({"eif_mode": "gbopt-ties"},)),
@@ -154,9 +165,37 @@ RUN_GRIDS: dict[str, RunGrid] = {
 }
 
 
+#: The experiments whose runs ``nmthpo compare`` uses as baselines, per objective: Table 3's
+#: methods and the GA in Table 3's protocol (one cache folder), and Table 4's systems.
+COMPARE_EXPERIMENTS: dict[str, tuple[str, ...]] = {
+    "bleu": ("single", "ga_protocol"),
+    "pareto": ("pareto",),
+}
+
+
+def compare_baselines() -> dict[str, BaselineSet]:
+    """``nmthpo compare``'s baselines per objective (:func:`nmthpo.engine.compare.compare`'s
+    ``book``): the methods of the experiments :data:`COMPARE_EXPERIMENTS` names (in grid order)
+    and the folder of ``results/`` that holds their runs."""
+    from nmthpo.engine.compare import BaselineSet
+
+    out = {}
+    for objective, names in COMPARE_EXPERIMENTS.items():
+        grids = [RUN_GRIDS[n] for n in names]
+        folders = {g.folder for g in grids}
+        objectives = {g.options.get("objective", "bleu") for g in grids}
+        if len(folders) != 1 or objectives != {objective}:
+            raise ValueError(f"compare baselines of {objective!r}: experiments {list(names)} "
+                             f"must share one folder and the objective (folders "
+                             f"{sorted(folders)}, objectives {sorted(objectives)})")
+        methods = tuple(dict.fromkeys(m for g in grids for m in g.methods))
+        out[objective] = BaselineSet(methods, folders.pop())
+    return out
+
+
 @dataclass(frozen=True)
 class GATables:
-    """Chapter 5's cached tables (:func:`nmthpo.studies.genetic.cached_table`).
+    """Chapter 5's cached tables (:func:`nmthpo.studies.ganapathy.tables.cached_table`).
 
     ``params`` are the study's published parameters (Ganapathy 2020, Section 4: ja-en, BLEU
     target 16, initial populations 5-25, 1000 iterations, 3 trials); ``kinds`` maps each table
@@ -211,7 +250,7 @@ class ChapterSetting:
     repeats: int
 
 
-#: Every transfer experiment Chapter 4 reads (see :mod:`nmthpo.studies.transfer`).
+#: Every transfer experiment Chapter 4 reads (see :mod:`nmthpo.studies.li_transbo.study`).
 CHAPTER_GRID: dict[str, ChapterSetting] = {
     "static5": ChapterSetting("static", STATIC_METHODS, NMTHPO_TASKS, None, 30),
     "static2": ChapterSetting("static", STATIC_METHODS, NMTHPO_TASKS, 2, 30),
@@ -321,8 +360,9 @@ def _holds(path: Path, column: str, count: int) -> bool:
     return set(range(count)) <= have
 
 
-def run_cache_dir(folder: str, spec: RunSpec, trials: int) -> Path:
-    """Where the run ``spec`` with ``trials`` trials is read from and, if new, written to.
+def run_cache_dir(folder: str, spec: Any, trials: int) -> Path:
+    """Where the run ``spec`` (any spec of the runner: a :class:`RunSpec`, a learning-curve
+    run's spec) with ``trials`` trials is read from and, if new, written to.
 
     The book's ``results/<folder>`` if ``make results`` is running or if it already holds
     the run with at least ``trials`` trials (then nothing is written); else the user cache.

@@ -37,13 +37,13 @@ __all__ = ["LEDGER_FILE", "PAPERS", "SOURCES", "all_claims", "all_findings", "co
 
 #: chapter -> the module holding its records.
 SOURCES: dict[str, str] = {
-    "01_benchmark": "nmthpo.studies.benchmark_claims",
-    "02_single_objective": "nmthpo.studies.single_objective_claims",
-    "03_multiobjective": "nmthpo.studies.multiobjective_claims",
-    "04_transfer": "nmthpo.studies.transfer_claims",
-    "05_genetic_algorithm": "nmthpo.studies.genetic_claims",
-    "06_search_space_scoring": "nmthpo.studies.scoring_claims",
-    "07_multifidelity": "nmthpo.studies.multifidelity_claims",
+    "01_benchmark": "nmthpo.studies.zhang_duh.benchmark_claims",
+    "02_single_objective": "nmthpo.studies.zhang_duh.single_objective_claims",
+    "03_multiobjective": "nmthpo.studies.zhang_duh.multiobjective_claims",
+    "04_transfer": "nmthpo.studies.li_transbo.claims",
+    "05_genetic_algorithm": "nmthpo.studies.ganapathy.claims",
+    "06_search_space_scoring": "nmthpo.studies.ariafar.claims",
+    "07_multifidelity": "nmthpo.studies.multifidelity.claims",
 }
 
 #: The papers the claims come from (key -> citation label).

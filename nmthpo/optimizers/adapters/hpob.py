@@ -19,14 +19,16 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from nmthpo.optimizers.base import TableOptimizer
 from nmthpo.optimizers.registry import MethodSpec
+from nmthpo.optimizers.settings import setting
 
-__all__ = ["HPOBFunction", "HPOBOptimizer", "from_hpob"]
+__all__ = ["HPOBFunction", "HPOBOptimizer", "HPOBOptimizerSettings", "from_hpob"]
 
 
 class HPOBFunction:
@@ -84,6 +86,14 @@ class HPOBFunction:
         self.__init__(state["fn"], state.get("key"))  # type: ignore[misc]
 
 
+@dataclass(frozen=True)
+class HPOBOptimizerSettings:
+    """Settings of :class:`HPOBOptimizer`."""
+
+    fn: Callable[..., Any] | None = setting(None, "the observe_and_suggest function (set by "
+                                            "from_hpob)")
+
+
 class HPOBOptimizer(TableOptimizer):
     """Runs an HPO-B ``observe_and_suggest`` function over a table's rows (BLEU only).
 
@@ -99,13 +109,14 @@ class HPOBOptimizer(TableOptimizer):
     """
 
     objectives = ("bleu",)
+    Settings = HPOBOptimizerSettings
 
     def __init__(self, X: np.ndarray, rng: np.random.Generator, objective: str = "bleu",
                  fn: Callable[..., Any] | None = None) -> None:
         super().__init__(X, rng, objective)
         if fn is None:
             raise ValueError("HPOBOptimizer needs fn=observe_and_suggest; build the method "
-                             "with nmthpo.adapters.from_hpob(fn)")
+                             "with nmthpo.optimizers.adapters.from_hpob(fn)")
         self.fn = fn if isinstance(fn, HPOBFunction) else HPOBFunction(fn)
 
     def ask(self) -> int:

@@ -66,12 +66,14 @@ import contextlib
 import inspect
 import warnings
 from collections.abc import Iterator
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
 import numpy as np
 
 from nmthpo.optimizers.base import TableOptimizer
 from nmthpo.optimizers.registry import MethodSpec
+from nmthpo.optimizers.settings import setting
 
 __all__ = [
     "FALLBACKS",
@@ -174,6 +176,21 @@ def _one_torch_thread(active: bool) -> Iterator[None]:
         torch.set_num_threads(n)
 
 
+@dataclass(frozen=True)
+class OptunaSamplerSettings:
+    """Settings of :class:`OptunaSampler`; the sampler's own keyword arguments pass through."""
+
+    more: ClassVar[str] = "keyword arguments of the Optuna sampler class (seed: from the trial)"
+
+    sampler: str = setting("TPESampler", "a class of optuna.samplers (set by the name "
+                           "optuna:<Class>)")
+    space: str = setting("ordered", "a column as an Optuna distribution: ordered, categorical")
+    patience: int = setting(2, "stop asking after the same unusable proposal this often")
+    max_asks: int = setting(1000, "stop asking for one row after this many asks")
+    fallback: str | None = setting(None, "then choose the row: nearest, random (None: random "
+                                   "for RandomSampler, else nearest)")
+
+
 class OptunaSampler(TableOptimizer):
     """An :mod:`optuna.samplers` class searching a table's rows without replacement.
 
@@ -211,6 +228,7 @@ class OptunaSampler(TableOptimizer):
     """
 
     objectives = ("bleu", "pareto")
+    Settings = OptunaSamplerSettings
 
     def __init__(
         self,

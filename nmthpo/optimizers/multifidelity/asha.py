@@ -9,11 +9,24 @@ checkpoint ``j`` to ``k`` takes ``k - j`` time units).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from nmthpo.optimizers.multifidelity.base import FidelityOptimizer, Job, rung_levels
+from nmthpo.optimizers.settings import setting
 
-__all__ = ["ASHA"]
+__all__ = ["ASHA", "ASHASettings"]
+
+
+@dataclass(frozen=True)
+class ASHASettings:
+    """Settings of :class:`ASHA` (see its parameters)."""
+
+    eta: float = setting(3, "reduction factor")
+    min_checkpoint: int = setting(1, "first rung")
+    max_checkpoint: int | None = setting(None, "last rung (None: the longest curve)")
+    workers: int = setting(4, "simulated parallel workers (read by the engine)")
 
 
 class ASHA(FidelityOptimizer):
@@ -28,6 +41,8 @@ class ASHA(FidelityOptimizer):
     workers : int
         Simulated parallel workers (read by the engine; default 4).
     """
+
+    Settings = ASHASettings
 
     def __init__(self, X: np.ndarray, longest: int, rng: np.random.Generator, eta: float = 3,
                  min_checkpoint: int = 1, max_checkpoint: int | None = None,

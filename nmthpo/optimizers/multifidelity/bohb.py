@@ -13,11 +13,14 @@ is evaluated on every unstarted row instead of on samples of ``l``.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from nmthpo.optimizers.multifidelity.halving import Hyperband
+from nmthpo.optimizers.settings import setting
 
-__all__ = ["BOHB", "tpe_ratio"]
+__all__ = ["BOHB", "BOHBSettings", "tpe_ratio"]
 
 
 def _log_kde(points: np.ndarray, at: np.ndarray, min_bandwidth: float) -> np.ndarray:
@@ -42,6 +45,17 @@ def tpe_ratio(X_obs: np.ndarray, scores: np.ndarray, candidates: np.ndarray,
     return _log_kde(good, candidates, min_bandwidth) - _log_kde(bad, candidates, min_bandwidth)
 
 
+@dataclass(frozen=True)
+class BOHBSettings:
+    """Settings of :class:`BOHB`: Hyperband's and TPE's (see its parameters)."""
+
+    eta: float = setting(3, "reduction factor")
+    min_checkpoint: int = setting(1, "the smallest rung")
+    gamma: float = setting(0.15, "share of a rung's results that are good")
+    random_fraction: float = setting(1 / 3, "share of new configurations drawn uniformly")
+    min_bandwidth: float = setting(1e-3, "floor of the kernel bandwidths")
+
+
 class BOHB(Hyperband):
     """BOHB: Hyperband's schedule, TPE's choice of new configurations.
 
@@ -56,6 +70,8 @@ class BOHB(Hyperband):
     min_bandwidth : float
         Floor of the kernel bandwidths (default 1e-3).
     """
+
+    Settings = BOHBSettings
 
     def __init__(self, X: np.ndarray, longest: int, rng: np.random.Generator,
                  eta: float = 3, min_checkpoint: int = 1, gamma: float = 0.15,

@@ -18,13 +18,17 @@ by the score at the rung (best so far) and breaks ties by the order of entry.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
 from nmthpo.optimizers.multifidelity.base import FidelityOptimizer, Job, rung_levels
+from nmthpo.optimizers.settings import setting
 
-__all__ = ["Bracket", "Hyperband", "SuccessiveHalving", "UpstreamHalving", "schedule_cost",
-           "upstream_schedule"]
+__all__ = ["Bracket", "Hyperband", "HyperbandSettings", "SuccessiveHalving",
+           "SuccessiveHalvingSettings", "UpstreamHalving", "UpstreamHalvingSettings",
+           "schedule_cost", "upstream_schedule"]
 
 
 def _merge_rungs(levels: list[int], sizes: list[int]) -> tuple[list[int], list[int]]:
@@ -127,6 +131,16 @@ class _Brackets(FidelityOptimizer):
             self.bracket.tell(int(row), float(score))
 
 
+@dataclass(frozen=True)
+class SuccessiveHalvingSettings:
+    """Settings of :class:`SuccessiveHalving` (see its parameters)."""
+
+    eta: float = setting(3, "reduction factor: the best 1/eta of a rung is promoted")
+    min_checkpoint: int = setting(1, "first rung")
+    max_checkpoint: int | None = setting(None, "last rung (None: the longest curve)")
+    n_configs: int | None = setting(None, "configurations per bracket (None: eta**s)")
+
+
 class SuccessiveHalving(_Brackets):
     """Synchronous successive halving, repeated with new configurations (``sh``).
 
@@ -139,6 +153,8 @@ class SuccessiveHalving(_Brackets):
     n_configs : int, optional
         Configurations per bracket (default ``eta**s``, one per configuration at the last rung).
     """
+
+    Settings = SuccessiveHalvingSettings
 
     def __init__(self, X: np.ndarray, longest: int, rng: np.random.Generator,
                  eta: float = 3, min_checkpoint: int = 1, max_checkpoint: int | None = None,
@@ -163,6 +179,14 @@ class SuccessiveHalving(_Brackets):
         return b
 
 
+@dataclass(frozen=True)
+class HyperbandSettings:
+    """Settings of :class:`Hyperband` (see its parameters)."""
+
+    eta: float = setting(3, "reduction factor")
+    min_checkpoint: int = setting(1, "the smallest rung")
+
+
 class Hyperband(_Brackets):
     """Hyperband (``hb``; Li et al. 2018, Algorithm 1), brackets repeated until the budget ends.
 
@@ -173,6 +197,8 @@ class Hyperband(_Brackets):
     min_checkpoint : int
         The smallest rung (default 1); ``s_max = floor(log_eta(max / min))``.
     """
+
+    Settings: ClassVar[type] = HyperbandSettings  # BOHB declares its own
 
     def __init__(self, X: np.ndarray, longest: int, rng: np.random.Generator,
                  eta: float = 3, min_checkpoint: int = 1) -> None:
@@ -231,6 +257,15 @@ def schedule_cost(levels: list[int], sizes: list[int]) -> int:
     return cost
 
 
+@dataclass(frozen=True)
+class UpstreamHalvingSettings:
+    """Settings of :class:`UpstreamHalving` (see its parameters)."""
+
+    n_configs: int | None = setting(None, "N (None: all, or the most that fit the budget)")
+    budget: int | None = setting(None, "the run's budget in checkpoints (the engine passes it)")
+    fraction: float = setting(0.75, "share of max_len the cuts are spread over (upstream: 0.75)")
+
+
 class UpstreamHalving(_Brackets):
     """Upstream's schedule (``sh-upstream``): one bracket of ``N`` configurations.
 
@@ -244,6 +279,8 @@ class UpstreamHalving(_Brackets):
     fraction : float
         The share of ``max_len`` the cuts are spread over (0.75 upstream).
     """
+
+    Settings = UpstreamHalvingSettings
 
     def __init__(self, X: np.ndarray, longest: int, rng: np.random.Generator,
                  n_configs: int | None = None, budget: int | None = None,

@@ -16,14 +16,16 @@ sampler adapter's (:mod:`nmthpo.optimizers.adapters.optuna`).
 from __future__ import annotations
 
 import inspect
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
 import numpy as np
 
 from nmthpo.optimizers.adapters.optuna import _quiet, class_of_name
 from nmthpo.optimizers.multifidelity.base import FidelityOptimizer, Job
+from nmthpo.optimizers.settings import setting
 
-__all__ = ["PREFIX", "PRUNERS", "OptunaPruner", "from_name"]
+__all__ = ["PREFIX", "PRUNERS", "OptunaPruner", "OptunaPrunerSettings", "from_name"]
 
 PREFIX = "optuna-pruner:"
 #: The pruners this adapter is meant for (others of :mod:`optuna.pruners` work too).
@@ -50,6 +52,16 @@ def from_name(name: str) -> Any:
                       fidelity=True)
 
 
+@dataclass(frozen=True)
+class OptunaPrunerSettings:
+    """Settings of :class:`OptunaPruner`; the pruner's own keyword arguments pass through."""
+
+    more: ClassVar[str] = "keyword arguments of the Optuna pruner class"
+
+    pruner: str = setting("HyperbandPruner", "a class of optuna.pruners (set by the name "
+                          "optuna-pruner:<Class>)")
+
+
 class OptunaPruner(FidelityOptimizer):
     """One Optuna study with ``pruner`` deciding after every checkpoint.
 
@@ -60,6 +72,8 @@ class OptunaPruner(FidelityOptimizer):
     **pruner_settings
         Its keyword arguments (e.g. ``n_startup_trials=5`` for ``MedianPruner``).
     """
+
+    Settings = OptunaPrunerSettings
 
     def __init__(self, X: np.ndarray, longest: int, rng: np.random.Generator,
                  pruner: str = "HyperbandPruner", **pruner_settings: Any) -> None:

@@ -8,14 +8,23 @@ partially trained configuration is never a result of random search.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from nmthpo.optimizers.multifidelity.base import FidelityOptimizer, Job
 
-__all__ = ["FullFidelityRandomSearch"]
+__all__ = ["FullFidelityRandomSearch", "FullFidelityRandomSearchSettings"]
+
+
+@dataclass(frozen=True)
+class FullFidelityRandomSearchSettings:
+    """Random search at full fidelity takes no settings."""
 
 
 class FullFidelityRandomSearch(FidelityOptimizer):
     """Random search at full fidelity: every configuration of :attr:`order` trained to the end
     (Bergstra & Bengio 2012 as the multi-fidelity baseline of Li et al. 2018, Section 4)."""
+
+    Settings = FullFidelityRandomSearchSettings
 
     def ask(self) -> Job | None:
         row = self.new_row()

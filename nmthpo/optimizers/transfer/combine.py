@@ -21,7 +21,6 @@ maximisation (Eq. 3 with the pair order of a minimised objective gives the same 
 from __future__ import annotations
 
 import numpy as np
-from scipy.optimize import minimize
 
 __all__ = [
     "cv_folds",
@@ -110,6 +109,8 @@ def simplex_weights(
     ndarray of shape (K,)
         Non-negative weights summing to one.
     """
+    from scipy.optimize import minimize  # here: the transfer methods' module stays light
+
     A, y = _check_A(A, y)
     K = A.shape[1]
     if K == 0:

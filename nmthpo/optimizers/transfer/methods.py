@@ -34,16 +34,14 @@ Methods (:data:`TRANSFER_METHODS`): ``rs``, ``igp``, ``transbo``, ``pogpe``, ``t
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from scipy.linalg import LinAlgError, cho_factor, cho_solve
 
-from nmthpo.models.acquisition import expected_improvement
-from nmthpo.models.gp import KERNELS, GaussianProcess, get_kernel
-from nmthpo.models.refit import RefitSchedule, ScheduledGP
 from nmthpo.optimizers.base import TableOptimizer
 from nmthpo.optimizers.registry import METHODS, build
+from nmthpo.optimizers.settings import setting
 from nmthpo.optimizers.transfer.combine import (
     cv_folds,
     cv_target_weight,
@@ -52,19 +50,32 @@ from nmthpo.optimizers.transfer.combine import (
     product_of_experts,
     simplex_weights,
 )
-from nmthpo.optimizers.transfer.sources import SourceTask
+
+if TYPE_CHECKING:
+    from nmthpo.models.gp import GaussianProcess
+    from nmthpo.optimizers.transfer.sources import SourceTask
+
+# SciPy (directly and through nmthpo.models) is imported where used, so that reading a
+# method's Settings stays cheap (nmthpo.optimizers.settings)
 
 __all__ = [
     "IGP",
     "POGPE",
     "RGPE",
-    "SCoT",
     "SGPR",
     "TRANSFER_METHODS",
     "TST",
+    "POGPESettings",
+    "RGPESettings",
     "RandomTransfer",
+    "SCoT",
+    "SCoTSettings",
+    "SGPRSettings",
+    "TSTSettings",
     "TransBO",
+    "TransBOSettings",
     "TransferOptimizer",
+    "TransferSettings",
     "make_transfer_optimizer",
 ]
 
@@ -72,6 +83,22 @@ __all__ = [
 def _standardise(y: np.ndarray) -> np.ndarray:
     std = float(np.std(y))
     return (y - float(np.mean(y))) / (std if std > 0 else 1.0)
+
+
+@dataclass(frozen=True)
+class TransferSettings:
+    """Settings of every :class:`TransferOptimizer` (see its parameters); the runner passes
+    the transfer context (``context=True``)."""
+
+    sources: Sequence[SourceTask] = setting((), "the fitted source tasks", context=True)
+    kernel: str = setting("matern52", "kernel of the target GP (the run's)", context=True)
+    restarts: int = setting(2, "random restarts of the target GP's hyperparameter fit")
+    restart_every: int = setting(10, "use the restarts again after this many observations")
+    source_only: bool = setting(False, "search with the source part of the surrogate only "
+                                "(ablation; TransBO, POGPE, TST, RGPE)")
+    target_task: str | None = setting(None, "name of the target task", context=True)
+    metafeatures: Any = setting(None, "meta-features of target and sources (TST-M)",
+                                context=True)
 
 
 class TransferOptimizer(TableOptimizer):
@@ -103,6 +130,7 @@ class TransferOptimizer(TableOptimizer):
     objectives = ("bleu",)
     needs_sources = True
     supports_source_only = False
+    Settings = TransferSettings
 
     def __init__(
         self,
@@ -119,6 +147,9 @@ class TransferOptimizer(TableOptimizer):
         metafeatures: Any = None,
         **settings: Any,
     ) -> None:
+        from nmthpo.models.gp import KERNELS
+        from nmthpo.models.refit import RefitSchedule, ScheduledGP
+
         super().__init__(X, rng, objective, **settings)
         if kernel not in KERNELS:
             raise ValueError(f"unknown kernel {kernel!r}; valid kernels: {', '.join(KERNELS)}")
@@ -172,6 +203,8 @@ class TransferOptimizer(TableOptimizer):
         ``optimize=False`` keeps the hyperparameters; ``True`` re-fits them by maximum
         likelihood on ``(X, y)`` alone, warm-started from the current ones (no restarts).
         """
+        from nmthpo.models.gp import GaussianProcess
+
         assert self._target.gp is not None
         h = self._target.gp.hyperparameters
         return GaussianProcess(self.kernel, lengthscales=h["lengthscales"],
@@ -185,6 +218,8 @@ class TransferOptimizer(TableOptimizer):
 
     def ask(self) -> int:
         """The unevaluated row with the largest EI under the method's surrogate."""
+        from nmthpo.models.acquisition import expected_improvement
+
         cand = self.candidates
         if cand.size == 0:
             raise RuntimeError("every row of the table has been evaluated")
@@ -204,6 +239,7 @@ class RandomTransfer(TransferOptimizer):
     """Random search without replacement (Section 5.1, baseline 1); ignores the sources."""
 
     needs_sources = False
+    Settings = TransferSettings
 
     def ask(self) -> int:
         cand = self.candidates
@@ -218,10 +254,20 @@ class IGP(TransferOptimizer):
     """I-GP: an independent GP on the target observations only (Section 5.1, baseline 2)."""
 
     needs_sources = False
+    Settings = TransferSettings
 
     def _surrogate(self, ys: np.ndarray) -> tuple[np.ndarray, np.ndarray, float, np.ndarray]:
         m, v = self._fit_target(ys).predict(self.X)
         return m, v, 1.0, np.zeros(self.K)
+
+
+@dataclass(frozen=True)
+class TransBOSettings(TransferSettings):
+    """Settings of :class:`TransBO` (see its parameters)."""
+
+    n_cv: int = setting(5, "number of cross-validation folds N_cv (the paper: 5)")
+    cv_min: int | None = setting(None, "observations needed before p is learned (None: n_cv)")
+    cv_refit: bool = setting(True, "re-fit the partial target GPs' hyperparameters")
 
 
 class TransBO(TransferOptimizer):
@@ -256,6 +302,7 @@ class TransBO(TransferOptimizer):
     """
 
     supports_source_only = True
+    Settings = TransBOSettings
 
     def __init__(self, X: np.ndarray, rng: np.random.Generator, objective: str = "bleu", *,
                  n_cv: int = 5, cv_min: int | None = None, cv_refit: bool = True,
@@ -298,6 +345,13 @@ class TransBO(TransferOptimizer):
         return mean, var, p, (1.0 - p) * w
 
 
+@dataclass(frozen=True)
+class POGPESettings(TransferSettings):
+    """Settings of :class:`POGPE`."""
+
+    target_weight: float = setting(0.5, "weight of the target expert (Section 5.4: 0.5)")
+
+
 class POGPE(TransferOptimizer):
     """POGPE: product of GP experts with constant weights (Schilling et al. 2016).
 
@@ -307,6 +361,7 @@ class POGPE(TransferOptimizer):
     """
 
     supports_source_only = True
+    Settings = POGPESettings
 
     def __init__(self, X: np.ndarray, rng: np.random.Generator, objective: str = "bleu", *,
                  target_weight: float = 0.5, **kwargs: Any) -> None:
@@ -333,6 +388,14 @@ def _epanechnikov(d: np.ndarray, rho: float) -> np.ndarray:
     return np.where(t < 1.0, 0.75 * (1.0 - t**2), 0.0)
 
 
+@dataclass(frozen=True)
+class TSTSettings(TransferSettings):
+    """Settings of :class:`TST`."""
+
+    variant: str = setting("r", "r (TST-R: rank distance) or m (TST-M: meta-features)")
+    rho: float = setting(0.3, "bandwidth of the Epanechnikov kernel (Section 5.1: 0.3)")
+
+
 class TST(TransferOptimizer):
     """Two-stage transfer surrogate, TST-R or TST-M (Wistuba et al. 2016).
 
@@ -348,6 +411,7 @@ class TST(TransferOptimizer):
     """
 
     supports_source_only = True
+    Settings = TSTSettings
 
     def __init__(self, X: np.ndarray, rng: np.random.Generator, objective: str = "bleu", *,
                  variant: str = "r", rho: float = 0.3, **kwargs: Any) -> None:
@@ -387,6 +451,13 @@ class TST(TransferOptimizer):
         return m, v, float(allw[-1]), allw[:-1]
 
 
+@dataclass(frozen=True)
+class RGPESettings(TransferSettings):
+    """Settings of :class:`RGPE`."""
+
+    n_samples: int = setting(100, "posterior draws S per weight estimate (Section 5.1: 100)")
+
+
 class RGPE(TransferOptimizer):
     """Ranking-weighted GP ensemble (Feurer et al. 2018, Algorithm 1), ``S`` samples.
 
@@ -401,6 +472,7 @@ class RGPE(TransferOptimizer):
     """
 
     supports_source_only = True
+    Settings = RGPESettings
 
     def __init__(self, X: np.ndarray, rng: np.random.Generator, objective: str = "bleu", *,
                  n_samples: int = 100, **kwargs: Any) -> None:
@@ -411,6 +483,10 @@ class RGPE(TransferOptimizer):
 
     def _loo(self, gp: GaussianProcess, Xo: np.ndarray, ys: np.ndarray,
              ) -> tuple[np.ndarray, np.ndarray]:
+        from scipy.linalg import LinAlgError, cho_factor, cho_solve
+
+        from nmthpo.models.gp import get_kernel
+
         h = gp.hyperparameters
         Kmat = get_kernel(self.kernel)(Xo, None, h["lengthscales"], h["variance"])
         Kmat[np.diag_indices_from(Kmat)] += h["noise"]
@@ -471,6 +547,13 @@ class RGPE(TransferOptimizer):
         return m, v, float(allw[-1]), allw[:-1]
 
 
+@dataclass(frozen=True)
+class SGPRSettings(TransferSettings):
+    """Settings of :class:`SGPR`."""
+
+    alpha: float = setting(0.95, "weight of a level's own data in its std (Section 5.1: 0.95)")
+
+
 class SGPR(TransferOptimizer):
     """Stacked GP regression, Google Vizier's transfer learning (Golovin et al. 2017, 3.3).
 
@@ -483,8 +566,12 @@ class SGPR(TransferOptimizer):
     Source levels are fitted once per trial with 1 restart from the optimiser's generator.
     """
 
+    Settings = SGPRSettings
+
     def __init__(self, X: np.ndarray, rng: np.random.Generator, objective: str = "bleu", *,
                  alpha: float = 0.95, **kwargs: Any) -> None:
+        from nmthpo.models.gp import GaussianProcess
+
         super().__init__(X, rng, objective, **kwargs)
         if not 0 < alpha <= 1:
             raise ValueError(f"alpha must lie in (0, 1], got {alpha}")
@@ -523,6 +610,14 @@ class SGPR(TransferOptimizer):
         return self._stack_mean + m, sd**2, np.nan, np.full(self.K, np.nan)
 
 
+@dataclass(frozen=True)
+class SCoTSettings(TransferSettings):
+    """Settings of :class:`SCoT`."""
+
+    refit_every: int = setting(10, "re-fit the merged GP's hyperparameters every this many "
+                               "target observations")
+
+
 class SCoT(TransferOptimizer):
     """SCoT: one GP on the merged, per-task scaled observations (Bardenet et al. 2013).
 
@@ -539,8 +634,12 @@ class SCoT(TransferOptimizer):
     target observations only, ``ScheduledGP(..., between="condition")``.
     """
 
+    Settings = SCoTSettings
+
     def __init__(self, X: np.ndarray, rng: np.random.Generator, objective: str = "bleu", *,
                  refit_every: int = 10, **kwargs: Any) -> None:
+        from nmthpo.models.refit import RefitSchedule, ScheduledGP
+
         super().__init__(X, rng, objective, **kwargs)
         if refit_every < 1:
             raise ValueError(f"refit_every must be >= 1, got {refit_every}")
