@@ -6,8 +6,10 @@ from nmthpo.engine.metrics import fta
 from nmthpo.engine.runner import run
 from nmthpo.models.ehvi import ehvi, nondominated_front
 from nmthpo.models.gp import GaussianProcess
+from nmthpo.models.refit import refit_checkpoints
+from nmthpo.models.row_gp import RowGP
 from nmthpo.optimizers import make_optimizer
-from nmthpo.optimizers.mobo import ParetoSMBO, RowGP, refit_checkpoints
+from nmthpo.optimizers.mobo import ParetoSMBO
 
 
 def _toy(n=40, seed=0):

@@ -15,7 +15,6 @@ from nmthpo.models.refit import (
     ScheduledGP,
     refit_checkpoints,
 )
-from nmthpo.optimizers import mobo
 from nmthpo.optimizers.registry import get_spec
 
 
@@ -36,11 +35,10 @@ def _toy(n=30, d=3, seed=0):
 
 
 # -- the schedule --------------------------------------------------------------------------------
-def test_refit_checkpoints_and_reexport():
+def test_refit_checkpoints():
     assert refit_checkpoints(3, 0.2, 30) == [3, 4, 5, 6, 8, 10, 12, 15, 18, 22, 27]
     assert refit_checkpoints(3, 0.0, 6) == [3, 4, 5, 6]
     assert refit_checkpoints(3, 0.0, 12, every=4) == [3, 7, 11]
-    assert mobo.refit_checkpoints is refit_checkpoints
     with pytest.raises(ValueError, match="growth"):
         refit_checkpoints(3, -1.0, 10)
     with pytest.raises(ValueError, match="until"):

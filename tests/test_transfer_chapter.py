@@ -9,6 +9,7 @@ import pytest
 
 from nmthpo.benchmark.tables import load_table
 from nmthpo.engine import runner
+from nmthpo.studies.li_transbo import designs
 from nmthpo.studies.li_transbo import study as chapter
 from nmthpo.studies.li_transbo.study import (
     CHAPTER_GRID,
@@ -45,7 +46,7 @@ def test_setting_specs_are_the_runners_specs(name, monkeypatch):
         seen.extend(specs)
         return [runner.RunResult(s, _frame({s.method: [[1.0]]}, s.target)) for s in specs]
 
-    monkeypatch.setattr(runner, "run_specs", fake)
+    monkeypatch.setattr(designs, "run_specs", fake)
     chapter._run(name, 1, None, 1, None, False)
     assert [s.stem() for s in seen] == [s.stem() for s in setting_specs(name)]
 

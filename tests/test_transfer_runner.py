@@ -10,13 +10,15 @@ from nmthpo.commands import transfer as transfer_cmd
 from nmthpo.engine.runner import (
     RunSpec,
     default_sources,
-    dynamic_experiment,
     run_specs,
     run_transfer,
+)
+from nmthpo.engine.runner import run_trial as run_transfer_trial
+from nmthpo.studies.li_transbo.designs import (
+    dynamic_experiment,
     static_experiment,
     subset_sources,
 )
-from nmthpo.engine.runner import run_trial as run_transfer_trial
 
 SPEC = RunSpec("transbo", "zh-en", sources=("ru-en", "ja-en"), n_source=10, budget=8)
 

@@ -23,7 +23,7 @@ from nmthpo.benchmark.tasks import task_names
 
 __all__ = [
     "METRICS", "NMTHPO_TASKS", "NMTLC_HYPERPARAMETERS", "NMTLC_TASKS", "PAPER_TABLE2", "TASKS",
-    "LookupTable", "check_task", "load_table", "pareto_mask",
+    "LookupTable", "check_task", "load_table", "pareto_mask", "task_family",
 ]
 
 #: The six NMTHPO tasks, in the paper's order (``zh-en ru-en ja-en en-ja sw-en so-en``).
@@ -278,6 +278,13 @@ def check_task(task: str) -> str:
     if task not in TASKS:
         raise KeyError(f"unknown task {task!r}; valid tasks: {', '.join(TASKS)}")
     return task
+
+
+def task_family(task: str) -> str:
+    """``"nmthpo"`` or ``"nmtlc"``: lookup tasks of one family share a search space and
+    encoding (so they can be each other's source tasks in transfer learning)."""
+    check_task(task)
+    return "nmthpo" if task in NMTHPO_TASKS else "nmtlc"
 
 
 def load_table(task: str) -> LookupTable:

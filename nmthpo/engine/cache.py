@@ -15,8 +15,9 @@ Two places hold caches:
   ``$XDG_CACHE_HOME/nmthpo`` (``~/.cache/nmthpo``): where runs that are not in the book's cache
   go, e.g. a chapter re-executed with other parameters.
 
-:func:`cache_for` picks the directory of one experiment: the book's when it is writable by
-this process's role or already holds the file, else the user cache's.
+:func:`writing_results` tells whether this process writes the book's cache, and
+:func:`cache_for` picks the directory of one experiment's file from it: the book's when
+``make results`` runs or the book already holds the file, else the user cache's.
 
 Integrity: an artefact written with :func:`write_checked` gets a JSON sidecar (same stem,
 suffix ``.json`` unless the caller names another, e.g. Chapter 6's ``.params.txt``) recording
@@ -48,9 +49,9 @@ from typing import Any, TypeVar
 __all__ = [
     "CHECKSUM_FIELD",
     "WRITE_RESULTS_ENV",
+    "cache_for",
     "artefact_problem",
     "atomic_write",
-    "cache_for",
     "in_book_cache",
     "key",
     "machine_fingerprint",
@@ -61,6 +62,7 @@ __all__ = [
     "sha256_file",
     "sidecar_path",
     "user_cache_dir",
+    "writing_results",
     "write_checked",
     "write_text",
 ]
@@ -287,18 +289,21 @@ def user_cache_dir() -> Path:
     return Path(base) / "nmthpo"
 
 
+def writing_results() -> bool:
+    """True while ``make results`` runs (``NMTHPO_WRITE_RESULTS=1``): ``results/`` is written."""
+    return os.environ.get(WRITE_RESULTS_ENV) == "1"
+
+
 def cache_for(experiment: str, filename: str | None = None) -> Path:
-    """The cache directory of ``experiment`` (a sub-directory name such as ``"single"``).
+    """The cache directory of ``experiment`` (a sub-directory name such as ``"ga"``).
 
     The book's ``results/<experiment>`` when ``make results`` is running
-    (``NMTHPO_WRITE_RESULTS=1``) or when it already holds ``filename``; otherwise
+    (:func:`writing_results`) or when it already holds ``filename``; otherwise
     ``user_cache_dir() / experiment``, so that at run time nothing is written into the
     repository.
     """
     book = results_dir() / experiment
-    if os.environ.get(WRITE_RESULTS_ENV) == "1":
-        return book
-    if filename is not None and (book / filename).exists():
+    if writing_results() or (filename is not None and (book / filename).exists()):
         return book
     return user_cache_dir() / experiment
 

@@ -86,7 +86,13 @@ import numpy as np
 import pandas as pd
 
 from nmthpo.benchmark.metafeatures import transfer_metafeatures
-from nmthpo.benchmark.tables import NMTHPO_TASKS, NMTLC_TASKS, TASKS, check_task, load_table
+from nmthpo.benchmark.tables import (
+    NMTHPO_TASKS,
+    NMTLC_TASKS,
+    check_task,
+    load_table,
+    task_family,
+)
 from nmthpo.engine.cache import (
     atomic_write,
     key,
@@ -116,7 +122,6 @@ __all__ = [
     "cached_runs",
     "check_output",
     "default_sources",
-    "dynamic_experiment",
     "initial_rows",
     "load_run",
     "output_problem",
@@ -125,8 +130,6 @@ __all__ = [
     "run_specs",
     "run_transfer",
     "run_trial",
-    "static_experiment",
-    "subset_sources",
     "trial_optimizer",
 ]
 
@@ -354,26 +357,8 @@ class RunSpec:
 
 def default_sources(target: str) -> tuple[str, ...]:
     """Leave one out: every other task of the target's family (the static setting)."""
-    check_task(target)
-    from nmthpo.optimizers.transfer.sources import task_family
-
     family = NMTHPO_TASKS if task_family(target) == "nmthpo" else NMTLC_TASKS
     return tuple(t for t in family if t != target)
-
-
-def subset_sources(target: str, n_sources: int, seed: int = 0) -> tuple[str, ...]:
-    """A fixed random subset of ``n_sources`` of the other tasks (the few-sources setting).
-
-    Drawn by ``default_rng([seed, 5, task_code(target)])`` and returned in registry order, so a
-    target keeps its subset across methods and repetitions.
-    """
-    pool = default_sources(target)
-    if not 1 <= n_sources <= len(pool):
-        raise ValueError(f"n_sources must be between 1 and {len(pool)} for {target}, "
-                         f"got {n_sources}")
-    rng = np.random.default_rng([seed, 5, TASKS.index(target)])
-    pick = set(rng.choice(len(pool), size=n_sources, replace=False).tolist())
-    return tuple(t for i, t in enumerate(pool) if i in pick)
 
 
 def initial_rows(n_rows: int, n_init: int, seed: int, trial: int) -> np.ndarray:
@@ -930,64 +915,6 @@ def run_transfer(
                       settings=dict(settings or {}), sources=srcs, n_source=n_source,
                       kernel=kernel)
     return run_specs([spec], repeats, jobs, cache_dir, progress, scheduler)[0]
-
-
-def static_experiment(
-    methods: Sequence[str],
-    targets: Sequence[str] = NMTHPO_TASKS,
-    n_sources: int | None = None,
-    n_source: int = 50,
-    budget: int = TRANSFER_BUDGET,
-    repeats: int = 30,
-    seed: int = 0,
-    jobs: int = 1,
-    cache_dir: str | Path | None = None,
-    progress: bool = False,
-) -> pd.DataFrame:
-    """The static (leave-one-out) setting: every target in turn, the others as sources.
-
-    ``n_sources`` restricts each target to a fixed random subset of that many sources
-    (:func:`subset_sources`; the paper's N_task = 5 vs 29). Returns the concatenated tidy
-    frames of every (method, target).
-    """
-    specs = []
-    for t in targets:
-        srcs = default_sources(t) if n_sources is None else subset_sources(t, n_sources, seed)
-        specs += [RunSpec(m, t, seed=seed, budget=budget, sources=srcs, n_source=n_source)
-                  for m in methods]
-    res = run_specs(specs, repeats, jobs, cache_dir, progress)
-    return pd.concat([r.frame for r in res], ignore_index=True)
-
-
-def dynamic_experiment(
-    methods: Sequence[str],
-    order: Sequence[str] = NMTHPO_TASKS,
-    n_source: int = 50,
-    budget: int = TRANSFER_BUDGET,
-    repeats: int = 30,
-    seed: int = 0,
-    jobs: int = 1,
-    cache_dir: str | Path | None = None,
-    progress: bool = False,
-) -> pd.DataFrame:
-    """The dynamic setting (Section 5.1 (b)): tasks arrive in ``order``; task ``i`` uses tasks
-    ``1..i-1`` as sources. The first task has no source (every transfer method would be I-GP)
-    and is skipped. Adds a column ``position`` (2 for the second task, ...).
-    """
-    order = tuple(order)
-    for t in order:
-        check_task(t)
-    if len(set(order)) != len(order) or len(order) < 2:
-        raise ValueError(f"order must list at least two distinct tasks; got {list(order)}")
-    specs = [RunSpec(m, order[i], seed=seed, budget=budget, sources=order[:i],
-                     n_source=n_source) for i in range(1, len(order)) for m in methods]
-    res = run_specs(specs, repeats, jobs, cache_dir, progress)
-    frames = []
-    for r in res:
-        f = r.frame.copy()
-        f["position"] = order.index(r.spec.task) + 1
-        frames.append(f)
-    return pd.concat(frames, ignore_index=True)
 
 
 def cached_runs(cache_dir: str | Path) -> Iterator[tuple[RunSpec, Path]]:

@@ -30,7 +30,7 @@ its hyperparameters and is conditioned on the new observations (``between``): ``
 the Cholesky factor row by row in O(n^2) (the targets must not change), ``"condition"``
 re-factorises on the data passed (targets that are re-standardised at every step), ``"keep"``
 leaves the GP as last fitted (the caller keeps its own posterior, e.g.
-:class:`nmthpo.optimizers.mobo.RowGP`).
+:class:`nmthpo.models.row_gp.RowGP`).
 
 Defaults of the optimisers (the settings that reproduce each one's behaviour):
 

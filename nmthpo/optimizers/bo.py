@@ -29,7 +29,7 @@ Choices the paper leaves open (it used the George library and states none of the
   (``first_fit = 3``, growth ``refit_growth`` = 0.2, no upper limit; warm-started, 2 restarts
   whenever ``n`` has doubled since the last fit with restarts), with the fused likelihood
   (:func:`nmthpo.models.gp.sqdist_parts`), and between checkpoints the cached O(t N) posterior
-  over all rows of :class:`nmthpo.optimizers.mobo.RowGP` (no solve with the candidates):
+  over all rows of :class:`nmthpo.models.row_gp.RowGP` (no solve with the candidates):
   ``RefitSchedule(growth=refit_growth, first_fit=3, restarts=restarts,
   restart_rule="doubling")`` and ``ScheduledGP(..., between="keep", fused=True)``. Chapter 2
   compares the two schedules paired over Table 3's trials.
@@ -47,11 +47,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from nmthpo.optimizers.base import TableOptimizer
-from nmthpo.optimizers.mobo import RowGP
 from nmthpo.optimizers.settings import setting
 
 if TYPE_CHECKING:
     from nmthpo.models.gp import GaussianProcess
+    from nmthpo.models.row_gp import RowGP
 
 # SciPy comes in with nmthpo.models: imported where used, so that reading GPBO.Settings
 # (``nmthpo run --set`` checks, ``nmthpo methods``) stays cheap (nmthpo.optimizers.settings)
@@ -156,6 +156,8 @@ class GPBO(TableOptimizer):
         self.schedule_name = schedule
         self.rowgp: RowGP | None = None
         if schedule == "fast":
+            from nmthpo.models.row_gp import RowGP
+
             self.rowgp = RowGP(self.X, kernel, self._seed, refit_growth=float(refit_growth),
                                refit_until=None, restarts=self.restarts, first_fit=3,
                                fused=True)

@@ -53,14 +53,6 @@ ACQUISITIONS = ("ei", "eif")
 EIF_METHODS = ("fast", "naive")
 
 
-def __getattr__(name: str) -> Any:
-    if name == "EIF_MODES":  # nmthpo.models.influence's, still importable from here
-        from nmthpo.models.influence import EIF_MODES
-
-        return EIF_MODES
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 def snap_ties(scores: np.ndarray, rtol: float) -> np.ndarray:
     """Set every finite score within ``rtol * |max|`` of the maximum to the maximum."""
     s = np.asarray(scores, dtype=float).copy()

@@ -45,7 +45,6 @@ the user cache: at run time nothing is written into the repository.
 
 from __future__ import annotations
 
-import os
 import shutil
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -56,7 +55,7 @@ import pandas as pd
 
 from nmthpo.benchmark.learning_curves import LC_FINETUNE_TASKS, LC_SCRATCH_TASKS
 from nmthpo.benchmark.tables import NMTHPO_TASKS, NMTLC_TASKS
-from nmthpo.engine.cache import WRITE_RESULTS_ENV, results_dir, user_cache_dir
+from nmthpo.engine.cache import results_dir, user_cache_dir, writing_results
 from nmthpo.engine.runner import RunResult, RunSpec, run
 from nmthpo.optimizers.transfer.methods import ABLATION_METHODS, DYNAMIC_METHODS, STATIC_METHODS
 from nmthpo.studies.zhang_duh.methods import GRAPH_K_VALUES, METHODS, PAPER_METHODS
@@ -332,11 +331,6 @@ EXPERIMENTS: tuple[str, ...] = (
 
 
 # -- where caches live ---------------------------------------------------------------------------
-def writing_results() -> bool:
-    """True while ``make results`` runs (``NMTHPO_WRITE_RESULTS=1``): ``results/`` is written."""
-    return os.environ.get(WRITE_RESULTS_ENV) == "1"
-
-
 def book_dir(folder: str) -> Path:
     """The book's cache folder ``results/<folder>`` (read-only outside ``make results``)."""
     return results_dir() / folder

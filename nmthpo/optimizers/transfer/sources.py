@@ -31,10 +31,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from nmthpo.benchmark.tables import NMTHPO_TASKS, NMTLC_TASKS, TASKS, check_task, load_table
+from nmthpo.benchmark.tables import (
+    NMTHPO_TASKS,
+    NMTLC_TASKS,
+    TASKS,
+    check_task,
+    load_table,
+    task_family,
+)
 from nmthpo.models.gp import GaussianProcess
 
-__all__ = ["SourceTask", "check_sources", "source_task", "source_tasks", "task_family"]
+__all__ = ["SourceTask", "check_sources", "source_task", "source_tasks"]
 
 #: Random restarts of a source GP's hyperparameter fit.
 SOURCE_RESTARTS = 2
@@ -69,12 +76,6 @@ class SourceTask:
     def predict(self, Xs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Predictive mean and variance of standardised BLEU at ``Xs``."""
         return self.gp.predict(Xs)
-
-
-def task_family(task: str) -> str:
-    """``"nmthpo"`` or ``"nmtlc"``: tasks of one family share a search space and encoding."""
-    check_task(task)
-    return "nmthpo" if task in NMTHPO_TASKS else "nmtlc"
 
 
 def check_sources(target: str, sources: Sequence[str]) -> tuple[str, ...]:

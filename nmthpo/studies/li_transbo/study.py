@@ -17,7 +17,7 @@ The settings (all budget ``N_T = 50`` target evaluations including 3 random init
     30 repetitions (the paper's Figure 2 setting, with 5 instead of 29 sources).
 ``static2``
     The same with a fixed random subset of 2 sources per target
-    (:func:`~nmthpo.engine.runner.subset_sources`; the paper's "few sources", Figure 3);
+    (:func:`~nmthpo.studies.li_transbo.designs.subset_sources`; the "few sources", Figure 3);
     30 repetitions.
 ``dynamic``
     Dynamic transfer (Section 5.1 (b), Table 1): tasks arrive in :data:`DYNAMIC_ORDER`,
@@ -56,13 +56,7 @@ from nmthpo.engine.ranks import (
     step_intervals,
     weight_curve,
 )
-from nmthpo.engine.runner import (
-    RunSpec,
-    default_sources,
-    dynamic_experiment,
-    static_experiment,
-    subset_sources,
-)
+from nmthpo.engine.runner import RunSpec, default_sources
 from nmthpo.studies.grids import (
     BUDGET,
     CHAPTER_GRID,
@@ -75,6 +69,11 @@ from nmthpo.studies.grids import (
     seed_user_cache,
     user_dir,
     writing_results,
+)
+from nmthpo.studies.li_transbo.designs import (
+    dynamic_experiment,
+    static_experiment,
+    subset_sources,
 )
 
 __all__ = [
