@@ -23,6 +23,7 @@ data: $(STAMP)
 	$(VENV)/bin/nmthpo data fetch
 
 lint: $(STAMP)
+	$(VENV)/bin/ruff format --check nmthpo tests benchmarks tools
 	$(VENV)/bin/ruff check nmthpo tests benchmarks tools
 	$(VENV)/bin/mypy nmthpo
 

@@ -48,12 +48,14 @@ def suggestion_times(method: str, task: str = "sw-en", steps: int = 300) -> dict
         acq.append(t2 - t1)
         total.append(t3 - t2)
         tell.append(t4 - t3)
-    return {"posterior_ms": 1e3 * float(np.median(post)),
-            "posterior_max_ms": 1e3 * float(np.max(post)),
-            "ehvi_ms": 1e3 * float(np.median(acq)),
-            "ask_ms": 1e3 * float(np.median(total)),
-            "tell_ms": 1e3 * float(np.median(tell)),
-            "per_step_mean_ms": 1e3 * float(np.mean(np.add(post, tell)) + np.mean(acq))}
+    return {
+        "posterior_ms": 1e3 * float(np.median(post)),
+        "posterior_max_ms": 1e3 * float(np.max(post)),
+        "ehvi_ms": 1e3 * float(np.median(acq)),
+        "ask_ms": 1e3 * float(np.median(total)),
+        "tell_ms": 1e3 * float(np.median(tell)),
+        "per_step_mean_ms": 1e3 * float(np.mean(np.add(post, tell)) + np.mean(acq)),
+    }
 
 
 def main() -> None:
@@ -65,10 +67,12 @@ def main() -> None:
     print(f"== one EHVI suggestion on sw-en (median over {args.steps} steps of a trajectory)")
     for method in ("bo-m", "gb-m"):
         t = suggestion_times(method, steps=args.steps)
-        print(f"{method}: surrogate update/posterior {t['posterior_ms']:.2f} ms "
-              f"(max {t['posterior_max_ms']:.0f} ms, incl. hyperparameter refits), "
-              f"EHVI over all candidates {t['ehvi_ms']:.2f} ms, full ask {t['ask_ms']:.2f} ms, "
-              f"tell {t['tell_ms']:.2f} ms; mean per step {t['per_step_mean_ms']:.2f} ms")
+        print(
+            f"{method}: surrogate update/posterior {t['posterior_ms']:.2f} ms "
+            f"(max {t['posterior_max_ms']:.0f} ms, incl. hyperparameter refits), "
+            f"EHVI over all candidates {t['ehvi_ms']:.2f} ms, full ask {t['ask_ms']:.2f} ms, "
+            f"tell {t['tell_ms']:.2f} ms; mean per step {t['per_step_mean_ms']:.2f} ms"
+        )
 
     print(f"\n== {args.trials} real trials per task and method (objective='pareto', stop at fta)")
     total = 0.0
@@ -79,13 +83,22 @@ def main() -> None:
             res = run(method, task, trials=args.trials, objective="pareto", progress=False)
             dt = (time.perf_counter() - t0) / args.trials
             total += dt * 100
-            ev = evaluate_sequences(res.sequences, table.bleu, table.pareto, objective="pareto",
-                                    budget=budget_for(table.n_rows))
-            print(f"{task} {method}: {dt:6.2f} s/trial; fto {ev['fto'].tolist()} "
-                  f"fta {ev['fta'].tolist()} fbp@{budget_for(table.n_rows)} "
-                  f"{ev['fbp'].tolist()}")
-    print(f"\nestimated full grid (4 model-based methods x 6 tasks x 100 trials; RS ~0): "
-          f"{total / 60:.1f} CPU-min, {total / 120:.1f} min wall with 2 jobs")
+            ev = evaluate_sequences(
+                res.sequences,
+                table.bleu,
+                table.pareto,
+                objective="pareto",
+                budget=budget_for(table.n_rows),
+            )
+            print(
+                f"{task} {method}: {dt:6.2f} s/trial; fto {ev['fto'].tolist()} "
+                f"fta {ev['fta'].tolist()} fbp@{budget_for(table.n_rows)} "
+                f"{ev['fbp'].tolist()}"
+            )
+    print(
+        f"\nestimated full grid (4 model-based methods x 6 tasks x 100 trials; RS ~0): "
+        f"{total / 60:.1f} CPU-min, {total / 120:.1f} min wall with 2 jobs"
+    )
 
 
 if __name__ == "__main__":

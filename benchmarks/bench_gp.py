@@ -146,11 +146,15 @@ def main() -> None:
     args = ap.parse_args()
     X, y = load_sw_en()
     order = np.random.default_rng(2020).permutation(len(y))
-    print(f"{TASK}: {X.shape[0]} rows x {X.shape[1]} features; Matern-5/2 ARD; EI over the "
-          f"unevaluated rows; min of {args.repeats} runs; BLAS threads {args.threads}")
-    head = (f"{'n':>4} | {'warm':>6} {'restart':>7} {'incr':>5} | {'default':>7} {'re=5':>6} | "
-            f"{'skl r=0':>7} {'skl r=2':>7} {'skl sch':>7} | {'ratio':>6} {'re=5':>6} "
-            f"{'warm/r0':>7}")
+    print(
+        f"{TASK}: {X.shape[0]} rows x {X.shape[1]} features; Matern-5/2 ARD; EI over the "
+        f"unevaluated rows; min of {args.repeats} runs; BLAS threads {args.threads}"
+    )
+    head = (
+        f"{'n':>4} | {'warm':>6} {'restart':>7} {'incr':>5} | {'default':>7} {'re=5':>6} | "
+        f"{'skl r=0':>7} {'skl r=2':>7} {'skl sch':>7} | {'ratio':>6} {'re=5':>6} "
+        f"{'warm/r0':>7}"
+    )
     print("times in ms per suggestion")
     print(head)
     print("-" * len(head))
@@ -161,17 +165,28 @@ def main() -> None:
             warm = time_ours(X, y, order, n, args.repeats, restart_every=10**9)
             rst = time_ours(X, y, order, n, args.repeats, restart_every=1)
             incr = time_ours(X, y, order, n, args.repeats, refit_every=10**9)
-            sched = time_ours(X, y, order, n, args.repeats, steps=RESTART_EVERY,
-                              restart_every=RESTART_EVERY)
-            sched5 = time_ours(X, y, order, n, args.repeats, steps=RESTART_EVERY,
-                               restart_every=RESTART_EVERY, refit_every=5)
+            sched = time_ours(
+                X, y, order, n, args.repeats, steps=RESTART_EVERY, restart_every=RESTART_EVERY
+            )
+            sched5 = time_ours(
+                X,
+                y,
+                order,
+                n,
+                args.repeats,
+                steps=RESTART_EVERY,
+                restart_every=RESTART_EVERY,
+                refit_every=5,
+            )
             s0 = time_sklearn(X, y, order, n, args.repeats, restarts=0)
             s2 = time_sklearn(X, y, order, n, args.repeats, restarts=RESTARTS)
             skl = (1 - w) * s0 + w * s2
-            print(f"{n:>4} | {warm * 1e3:6.1f} {rst * 1e3:7.1f} {incr * 1e3:5.1f} | "
-                  f"{sched * 1e3:7.1f} {sched5 * 1e3:6.1f} | {s0 * 1e3:7.1f} {s2 * 1e3:7.1f} "
-                  f"{skl * 1e3:7.1f} | {skl / sched:5.1f}x {skl / sched5:5.1f}x "
-                  f"{s0 / warm:6.1f}x")
+            print(
+                f"{n:>4} | {warm * 1e3:6.1f} {rst * 1e3:7.1f} {incr * 1e3:5.1f} | "
+                f"{sched * 1e3:7.1f} {sched5 * 1e3:6.1f} | {s0 * 1e3:7.1f} {s2 * 1e3:7.1f} "
+                f"{skl * 1e3:7.1f} | {skl / sched:5.1f}x {skl / sched5:5.1f}x "
+                f"{s0 / warm:6.1f}x"
+            )
     print(f"total {time.perf_counter() - t_start:.1f} s")
 
 

@@ -38,19 +38,24 @@ def top_set(scores: np.ndarray) -> set[int]:
 
 def graph_summary() -> None:
     print("== graphs (k rule: mean degree of the symmetrised tie-inclusive kNN graph ~ n/7) ==")
-    print(f"{'task':6} {'n':>4} {'n/7':>6} {'k':>4} {'mean deg':>9} {'lengthscale':>11} "
-          f"{'comp':>4}")
+    print(
+        f"{'task':6} {'n':>4} {'n/7':>6} {'k':>4} {'mean deg':>9} {'lengthscale':>11} {'comp':>4}"
+    )
     for task in NMTHPO_TASKS:
         X = load_table(task).encode("scaled")
         G = g.build_graph(X, kernel="matern52")
-        print(f"{task:6} {G.n:4d} {G.n / 7:6.1f} {G.k:4d} {G.mean_degree:9.2f} "
-              f"{G.lengthscale:11.4f} {G.n_components:4d}")
+        print(
+            f"{task:6} {G.n:4d} {G.n / 7:6.1f} {G.k:4d} {G.mean_degree:9.2f} "
+            f"{G.lengthscale:11.4f} {G.n_components:4d}"
+        )
 
 
 def small_tables(rng: np.random.Generator) -> None:
     print("\n== small tables: fast vs naive EIF (same scores, same argmax) ==")
-    print(f"{'task':6} {'mode':6} {'l':>3} {'naive s':>8} {'fast ms':>8} {'ratio':>7} "
-          f"{'max|diff|':>10} argmax")
+    print(
+        f"{'task':6} {'mode':6} {'l':>3} {'naive s':>8} {'fast ms':>8} {'ratio':>7} "
+        f"{'max|diff|':>10} argmax"
+    )
     for task in SMALL:
         table = load_table(task)
         X, y = table.encode("scaled"), table.bleu
@@ -76,8 +81,10 @@ def small_tables(rng: np.random.Generator) -> None:
                     tops = top_set(fast)
                     assert tops == top_set(naive), (task, mode, n_lab, rep)
                     if rep == 0:
-                        print(f"{task:6} {mode:6} {n_lab:3d} {tn:8.3f} {tf * 1e3:8.3f} "
-                              f"{tn / tf:7.0f} {diff:10.1e} {sorted(tops)}")
+                        print(
+                            f"{task:6} {mode:6} {n_lab:3d} {tn:8.3f} {tf * 1e3:8.3f} "
+                            f"{tn / tf:7.0f} {diff:10.1e} {sorted(tops)}"
+                        )
     print("all small-table checks passed: identical choices")
 
 
@@ -107,10 +114,12 @@ def sw_en(rng: np.random.Generator, naive_budget: float) -> None:
             asks.append(t1 - t0)
             tells.append(time.process_time() - t1)
         results[acq] = float(np.median(asks))
-        print(f"{acq:4}: graph build {t_build * 1e3:.0f} ms; cold first ask {t_cold * 1e3:.1f} ms; "
-              f"warm ask median {np.median(asks) * 1e3:.2f} ms (max {np.max(asks) * 1e3:.2f}); "
-              f"tell (G downdate) median {np.median(tells) * 1e3:.2f} ms "
-              f"[50 steps, l = 5..54]")
+        print(
+            f"{acq:4}: graph build {t_build * 1e3:.0f} ms; cold first ask {t_cold * 1e3:.1f} ms; "
+            f"warm ask median {np.median(asks) * 1e3:.2f} ms (max {np.max(asks) * 1e3:.2f}); "
+            f"tell (G downdate) median {np.median(tells) * 1e3:.2f} ms "
+            f"[50 steps, l = 5..54]"
+        )
 
     # one naive suggestion at l = 10 against the fast one in the same state
     W = g.build_graph(X, kernel="matern52").W
@@ -152,17 +161,25 @@ def sw_en(rng: np.random.Generator, naive_budget: float) -> None:
         t_sub = time.process_time() - t0
         assert np.allclose(part[subset], fast[subset], rtol=1e-8, atol=1e-8)
         t_naive = t_sub * U.size / m
-        how = (f"EXTRAPOLATED: {m} random candidates took {t_sub:.2f} s (incl. the per-"
-               f"suggestion setup), x {U.size}/{m} candidates")
-    print(f"EIF at l = 10, u = {U.size}: fast {t_fast * 1e3:.2f} ms (median of 15); "
-          f"naive {t_naive:.1f} s [{how}]")
+        how = (
+            f"EXTRAPOLATED: {m} random candidates took {t_sub:.2f} s (incl. the per-"
+            f"suggestion setup), x {U.size}/{m} candidates"
+        )
+    print(
+        f"EIF at l = 10, u = {U.size}: fast {t_fast * 1e3:.2f} ms (median of 15); "
+        f"naive {t_naive:.1f} s [{how}]"
+    )
     print(f"speed-up naive / fast: {t_naive / t_fast:,.0f}x")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--naive-budget", type=float, default=150.0,
-                        help="run the full naive sw-en suggestion only if predicted below this")
+    parser.add_argument(
+        "--naive-budget",
+        type=float,
+        default=150.0,
+        help="run the full naive sw-en suggestion only if predicted below this",
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--threads", type=int, default=1, help="BLAS threads")
     args = parser.parse_args()

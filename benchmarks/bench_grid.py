@@ -37,8 +37,12 @@ def main() -> None:
     args = ap.parse_args()
     g = RUN_GRIDS[args.grid]
     trials = g.trials if args.trials is None else args.trials
-    specs = [RunSpec(m, t, seed=g.seed, settings=dict(v), **g.options)
-             for v in g.variants for t in g.tasks for m in g.methods]
+    specs = [
+        RunSpec(m, t, seed=g.seed, settings=dict(v), **g.options)
+        for v in g.variants
+        for t in g.tasks
+        for m in g.methods
+    ]
     tmp = Path(tempfile.mkdtemp(prefix="nmthpo-grid-"))
     try:
         t0 = time.perf_counter()
@@ -46,8 +50,10 @@ def main() -> None:
         wall = time.perf_counter() - t0
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    print(f"{args.grid}: {len(specs)} runs x {trials} trials, --jobs {args.jobs}: "
-          f"{wall:.1f} s wall ({wall / 60:.1f} min)")
+    print(
+        f"{args.grid}: {len(specs)} runs x {trials} trials, --jobs {args.jobs}: "
+        f"{wall:.1f} s wall ({wall / 60:.1f} min)"
+    )
     if args.record and trials == g.trials:
         path = ROOT / "results" / "timings.json"
         data = json.loads(path.read_text()) if path.exists() else {}

@@ -37,17 +37,28 @@ def main() -> None:
         t_all = time.perf_counter()
         for m, t in pairs:
             t0 = time.perf_counter()
-            run_metrics(m, t, trials, P["seed"], P["budget_curves"],
-                        tolerance(t, P["bleu_tolerance"], P["ppl_tolerance"]), jobs=args.jobs,
-                        read_book=False)
+            run_metrics(
+                m,
+                t,
+                trials,
+                P["seed"],
+                P["budget_curves"],
+                tolerance(t, P["bleu_tolerance"], P["ppl_tolerance"]),
+                jobs=args.jobs,
+                read_book=False,
+            )
             rows.append({"method": m, "task": t, "seconds": time.perf_counter() - t0})
         total = time.perf_counter() - t_all
     frame = pd.DataFrame(rows)
-    print(f"Chapter 7 grid: {len(pairs)} runs x {trials} trials, jobs={args.jobs}, "
-          f"{os.cpu_count()} CPUs")
+    print(
+        f"Chapter 7 grid: {len(pairs)} runs x {trials} trials, jobs={args.jobs}, "
+        f"{os.cpu_count()} CPUs"
+    )
     print(frame.groupby("method", sort=False)["seconds"].sum().round(1).to_string())
-    print(f"total: {total:.1f} s ({total / 60:.2f} min; target <= 10 min: "
-          f"{'met' if total <= 600 else 'NOT met'})")
+    print(
+        f"total: {total:.1f} s ({total / 60:.2f} min; target <= 10 min: "
+        f"{'met' if total <= 600 else 'NOT met'})"
+    )
 
 
 if __name__ == "__main__":

@@ -33,8 +33,9 @@ from nmthpo.optimizers.adapters.optuna import OptunaSampler
 
 def adapter_trial(task: str, t: int, settings: dict[str, Any]) -> tuple[list[int], int]:
     tab = load_table(task)
-    opt = OptunaSampler(tab.encode(), np.random.default_rng([0, t, 1]), sampler="TPESampler",
-                        **settings)
+    opt = OptunaSampler(
+        tab.encode(), np.random.default_rng([0, t, 1]), sampler="TPESampler", **settings
+    )
     for r in initial_rows(tab.n_rows, 3, 0, t):
         opt.tell(int(r), tab.bleu[r])
     while tab.first_best_row not in opt.rows:
@@ -53,8 +54,9 @@ def optuna_trial(task: str, t: int, settings: dict[str, Any]) -> tuple[list[int]
     codes = np.column_stack([np.searchsorted(lv, X[:, j]) for j, lv in enumerate(levels)])
     row_of = {tuple(c): i for i, c in enumerate(codes.tolist())}
     seed = int(np.random.default_rng([0, t, 1]).integers(0, 2**31 - 1))  # the adapter's seed
-    study = optuna.create_study(direction="maximize",
-                                sampler=optuna.samplers.TPESampler(seed=seed, **settings))
+    study = optuna.create_study(
+        direction="maximize", sampler=optuna.samplers.TPESampler(seed=seed, **settings)
+    )
     for r in initial_rows(tab.n_rows, 3, 0, t):
         study.enqueue_trial({f"x{j}": int(k) for j, k in enumerate(codes[r])})
     rows: list[int] = []
@@ -85,8 +87,10 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=2)
     args = ap.parse_args()
     settings = {"n_startup_trials": 3}
-    print(f"{'task':<8}{'trials':>7}{'asks':>8}{'adapter s':>11}{'optuna s':>10}"
-          f"{'ratio':>7}{'same rows':>11}")
+    print(
+        f"{'task':<8}{'trials':>7}{'asks':>8}{'adapter s':>11}{'optuna s':>10}"
+        f"{'ratio':>7}{'same rows':>11}"
+    )
     for task in args.tasks.split(","):
         best: dict[str, float] = {"adapter": np.inf, "optuna": np.inf}
         out: dict[str, list[tuple[list[int], int]]] = {}
@@ -98,8 +102,10 @@ def main() -> None:
         same = sum(a[0] == b[0] for a, b in zip(out["adapter"], out["optuna"], strict=True))
         asks = np.mean([a[1] for a in out["adapter"]])
         ratio = best["adapter"] / best["optuna"]
-        print(f"{task:<8}{args.trials:>7}{asks:>8.1f}{best['adapter'] / args.trials:>11.3f}"
-              f"{best['optuna'] / args.trials:>10.3f}{ratio:>7.2f}{same:>8}/{args.trials}")
+        print(
+            f"{task:<8}{args.trials:>7}{asks:>8.1f}{best['adapter'] / args.trials:>11.3f}"
+            f"{best['optuna'] / args.trials:>10.3f}{ratio:>7.2f}{same:>8}/{args.trials}"
+        )
 
 
 if __name__ == "__main__":

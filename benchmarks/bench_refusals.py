@@ -1,7 +1,7 @@
 """Time how fast ``nmthpo`` refuses bad input: CPU seconds of one refused call (budget 1.5 s).
 
 A refusal must come before any work starts (no table loaded for nothing, no SciPy or optimiser
-imported, no trial run). tests/test_bad_input.py checks *what* a refusal does (status 2, one
+imported, no trial run). tests/cli/test_cli_bad_input.py checks *what* a refusal does (status 2, one
 line, no traceback, nothing written); this measures *how fast*, on a quiet machine, where a
 time bound means something (under load it made the unit test flaky, issue 22).
 
@@ -30,12 +30,18 @@ BUDGET_S = 1.5
 R = ["run", "rs", "--task", "ja-en", "--out", "out", "--quiet"]
 CASES: list[tuple[str, list[str]]] = [
     ("run: unknown method", ["run", "nope", "--task", "ja-en", "--out", "out"]),
-    ("run: unknown setting", ["run", "gb-ei-m", "--task", "ja-en", "--out", "out",
-                              "--set", "foo=1"]),
-    ("run: setting of the wrong type", ["run", "gb-ei-m", "--task", "ja-en", "--out", "out",
-                                        "--set", "k=abc"]),
-    ("run: objective", ["run", "bo-ei-m", "--task", "ja-en", "--out", "out", "--objective",
-                        "pareto"]),
+    (
+        "run: unknown setting",
+        ["run", "gb-ei-m", "--task", "ja-en", "--out", "out", "--set", "foo=1"],
+    ),
+    (
+        "run: setting of the wrong type",
+        ["run", "gb-ei-m", "--task", "ja-en", "--out", "out", "--set", "k=abc"],
+    ),
+    (
+        "run: objective",
+        ["run", "bo-ei-m", "--task", "ja-en", "--out", "out", "--objective", "pareto"],
+    ),
     ("run: trials", [*R, "--trials", str(10**12)]),
     ("run: budget", [*R, "--budget", "100000"]),
     ("evaluate: missing file", ["evaluate", "nope.ss", "--task", "ja-en"]),
@@ -66,21 +72,23 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         cwd = Path(tmp)
         env = dict(os.environ, PYTHONPATH=str(ROOT), NMTHPO_RESULTS=str(cwd / "cache"))
-        start = [timed([sys.executable, "-c", "pass"], cwd, env)[1]
-                 for _ in range(args.repeats)]
+        start = [timed([sys.executable, "-c", "pass"], cwd, env)[1] for _ in range(args.repeats)]
         print(f"refused calls, {args.repeats} each; budget {BUDGET_S:.1f} CPU s (median)")
         print(f"  {'python -c pass (start-up)':34s} cpu {statistics.median(start):5.2f} s")
         for name, argv in CASES:
-            runs = [timed([sys.executable, "-m", "nmthpo.cli", *argv], cwd, env)
-                    for _ in range(args.repeats)]
+            runs = [
+                timed([sys.executable, "-m", "nmthpo.cli", *argv], cwd, env)
+                for _ in range(args.repeats)
+            ]
             cpu = [c for _, c, _ in runs]
             med = statistics.median(cpu)
             codes = sorted({code for code, _, _ in runs})
-            problem = f"status {codes}" if codes != [2] else \
-                "over budget" if med > BUDGET_S else ""
-            print(f"  {name:34s} cpu {med:5.2f} s (max {max(cpu):5.2f}), wall "
-                  f"{statistics.median(w for _, _, w in runs):5.2f} s"
-                  + (f"  <- {problem}" if problem else ""))
+            problem = f"status {codes}" if codes != [2] else "over budget" if med > BUDGET_S else ""
+            print(
+                f"  {name:34s} cpu {med:5.2f} s (max {max(cpu):5.2f}), wall "
+                f"{statistics.median(w for _, _, w in runs):5.2f} s"
+                + (f"  <- {problem}" if problem else "")
+            )
             if problem:
                 failed.append(name)
     if failed:

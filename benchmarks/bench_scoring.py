@@ -28,24 +28,30 @@ def main() -> None:
     table = load_table(args.task)
     budgets = (1, 2, 5, 10, 20, 50)
     t0 = time.perf_counter()
-    spaces = parse_spaces(f"full,random:{args.spaces - 1}", table.configs,
-                          np.random.default_rng(1))
+    spaces = parse_spaces(f"full,random:{args.spaces - 1}", table.configs, np.random.default_rng(1))
     t_spaces = time.perf_counter() - t0
     times = []
     for r in range(args.repeats):
         t0 = time.perf_counter()
-        frame = table_experiment(args.task, spaces, seed_sizes=(args.seed_size,), repeats=1,
-                                 budgets=budgets, seed=r)
+        frame = table_experiment(
+            args.task, spaces, seed_sizes=(args.seed_size,), repeats=1, budgets=budgets, seed=r
+        )
         times.append(time.perf_counter() - t0)
     ft = faithfulness_table(frame, "mean-b-ei")
-    print(f"task {args.task}: {len(spaces)} spaces x {len(budgets)} budgets, "
-          f"seed size {args.seed_size}")
+    print(
+        f"task {args.task}: {len(spaces)} spaces x {len(budgets)} budgets, "
+        f"seed size {args.seed_size}"
+    )
     print(f"  sampling the spaces: {t_spaces:.2f} s")
-    print(f"  scoring (GP fit, joint posterior, MC, exact empirical): "
-          f"best {min(times):.2f} s, all {', '.join(f'{t:.2f}' for t in times)} s")
+    print(
+        f"  scoring (GP fit, joint posterior, MC, exact empirical): "
+        f"best {min(times):.2f} s, all {', '.join(f'{t:.2f}' for t in times)} s"
+    )
     taus = zip(ft["budget"], ft["kendall_tau"], strict=True)
-    print(f"  mean-b-ei Kendall tau per budget (last run): "
-          f"{', '.join(f'{b}:{t:.2f}' for b, t in taus)}")
+    print(
+        f"  mean-b-ei Kendall tau per budget (last run): "
+        f"{', '.join(f'{b}:{t:.2f}' for b, t in taus)}"
+    )
 
 
 if __name__ == "__main__":

@@ -61,14 +61,24 @@ def _child_cpu() -> float:
 def run_process(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, float]:
     """Wall and CPU seconds of one run of ``cmd`` (output discarded; failure raises)."""
     c0, t0 = _child_cpu(), time.perf_counter()
-    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                   env={**os.environ, **(env or {})}, cwd=ROOT)
+    subprocess.run(
+        cmd,
+        check=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env={**os.environ, **(env or {})},
+        cwd=ROOT,
+    )
     return time.perf_counter() - t0, _child_cpu() - c0
 
 
-def paired_processes(a: list[str], b: list[str], repeats: int,
-                     env_a: dict[str, str] | None = None,
-                     env_b: dict[str, str] | None = None) -> dict[str, float]:
+def paired_processes(
+    a: list[str],
+    b: list[str],
+    repeats: int,
+    env_a: dict[str, str] | None = None,
+    env_b: dict[str, str] | None = None,
+) -> dict[str, float]:
     """Medians of A and B run in turn, and the median of the pairwise ratios B / A."""
     wa, wb, ca, cb = [], [], [], []
     for _ in range(repeats):
@@ -78,15 +88,30 @@ def paired_processes(a: list[str], b: list[str], repeats: int,
         w, c = run_process(b, env_b)
         wb.append(w)
         cb.append(c)
-    return {"a_wall": statistics.median(wa), "b_wall": statistics.median(wb),
-            "a_cpu": statistics.median(ca), "b_cpu": statistics.median(cb),
-            "ratio_wall": statistics.median(y / x for x, y in zip(wa, wb, strict=True)),
-            "ratio_cpu": statistics.median(y / x for x, y in zip(ca, cb, strict=True))}
+    return {
+        "a_wall": statistics.median(wa),
+        "b_wall": statistics.median(wb),
+        "a_cpu": statistics.median(ca),
+        "b_cpu": statistics.median(cb),
+        "ratio_wall": statistics.median(y / x for x, y in zip(wa, wb, strict=True)),
+        "ratio_cpu": statistics.median(y / x for x, y in zip(ca, cb, strict=True)),
+    }
 
 
 def nmthpo_cmd(method: str, task: str, out: Path, *args: str) -> list[str]:
-    return [sys.executable, "-m", "nmthpo.cli", "run", method, "--task", task, "--quiet",
-            "--out", str(out), *args]
+    return [
+        sys.executable,
+        "-m",
+        "nmthpo.cli",
+        "run",
+        method,
+        "--task",
+        task,
+        "--quiet",
+        "--out",
+        str(out),
+        *args,
+    ]
 
 
 # -- the scikit-learn baseline (run as its own process: --sklearn-loop) --------------------------
@@ -109,9 +134,11 @@ def sklearn_loop(steps: int) -> None:
         warnings.simplefilter("ignore")
         while len(rows) < steps:
             kernel = ConstantKernel(1.0, (1e-2, 1e2)) * Matern(
-                np.full(d, 0.5), (1e-2, 1e2), nu=2.5) + WhiteKernel(1e-2, (1e-6, 1.0))
-            gpr = GaussianProcessRegressor(kernel, normalize_y=True, n_restarts_optimizer=1,
-                                           random_state=len(rows))
+                np.full(d, 0.5), (1e-2, 1e2), nu=2.5
+            ) + WhiteKernel(1e-2, (1e-6, 1.0))
+            gpr = GaussianProcessRegressor(
+                kernel, normalize_y=True, n_restarts_optimizer=1, random_state=len(rows)
+            )
             gpr.fit(X[rows], y[rows])
             rest = np.setdiff1d(np.arange(len(y)), rows)
             mean, std = gpr.predict(X[rest], return_std=True)
@@ -190,16 +217,25 @@ def graph_times(repeats: int) -> dict[str, float]:
             t0 = time.process_time()
             g.inverse_unlabelled(W, U, eps)
             new.append(time.process_time() - t0)
-    out.update(build=min(build), hit=max(min(hit), 1e-7), cho_solve=min(old), dpotri=min(new),
-               u=float(U.size))
+    out.update(
+        build=min(build),
+        hit=max(min(hit), 1e-7),
+        cho_solve=min(old),
+        dpotri=min(new),
+        u=float(U.size),
+    )
     return out
 
 
 # -- report ----------------------------------------------------------------------------------------
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--sklearn-loop", type=int, metavar="STEPS",
-                    help="(internal) run the scikit-learn baseline loop and exit")
+    ap.add_argument(
+        "--sklearn-loop",
+        type=int,
+        metavar="STEPS",
+        help="(internal) run the scikit-learn baseline loop and exit",
+    )
     ap.add_argument("--repeats", type=int, default=2, help="runs of each whole process")
     ap.add_argument("--quick", action="store_true", help="fewer steps and trials (a smoke test)")
     args = ap.parse_args()
@@ -209,90 +245,160 @@ def main() -> None:
     steps = 40 if args.quick else 200
     trials = 4 if args.quick else 20
     reps = 1 if args.quick else args.repeats
-    print(f"issue 15 speed targets on {TASK}; ratios of the same run (the machine is shared, "
-          f"absolute times vary with its load); whole processes: median of {reps} runs "
-          "taken in turn")
+    print(
+        f"issue 15 speed targets on {TASK}; ratios of the same run (the machine is shared, "
+        f"absolute times vary with its load); whole processes: median of {reps} runs "
+        "taken in turn"
+    )
     rows: list[tuple[str, str, str, float, str]] = []
     tmp = Path(tempfile.mkdtemp(prefix="nmthpo-bench-"))
     env = {"NMTHPO_RESULTS": str(tmp / "cache")}
     try:
         # 1. the whole 200-step run
-        fast = nmthpo_cmd("bo-ei-m", TASK, tmp / "fast", "--trials", "1", "--budget",
-                          str(steps), "--no-stop", "--set", "schedule=fast")
-        exact = nmthpo_cmd("bo-ei-m", TASK, tmp / "exact", "--trials", "1", "--budget",
-                           str(steps), "--no-stop")
+        fast = nmthpo_cmd(
+            "bo-ei-m",
+            TASK,
+            tmp / "fast",
+            "--trials",
+            "1",
+            "--budget",
+            str(steps),
+            "--no-stop",
+            "--set",
+            "schedule=fast",
+        )
+        exact = nmthpo_cmd(
+            "bo-ei-m", TASK, tmp / "exact", "--trials", "1", "--budget", str(steps), "--no-stop"
+        )
         skl = [sys.executable, str(Path(__file__).resolve()), "--sklearn-loop", str(steps)]
         r1 = paired_processes(fast, skl, reps, env, env)
         r1e = paired_processes(fast, exact, reps, env, env)
         print(f"\n== 1. whole {steps}-step BO-EI-M run on {TASK}, start-up included (s) ==")
         print(f"nmthpo fast schedule  wall {r1['a_wall']:7.2f}  cpu {r1['a_cpu']:7.2f}")
-        print(f"scikit-learn GP-EI    wall {r1['b_wall']:7.2f}  cpu {r1['b_cpu']:7.2f}  "
-              f"ratio {r1['ratio_wall']:.1f}x wall, {r1['ratio_cpu']:.1f}x cpu")
-        print(f"nmthpo exact schedule wall {r1e['b_wall']:7.2f}  cpu {r1e['b_cpu']:7.2f}  "
-              f"ratio {r1e['ratio_wall']:.1f}x wall, {r1e['ratio_cpu']:.1f}x cpu")
-        rows.append((f"{steps}-step BO-EI-M run (start-up incl.) vs scikit-learn GP-EI",
-                     ">= 30x", f"wall {r1['b_wall']:.1f} s / {r1['a_wall']:.1f} s; cpu ratio "
-                     f"{r1['ratio_cpu']:.1f}x", r1["ratio_wall"],
-                     "yes" if r1["ratio_wall"] >= 30 else "no"))
-        rows.append((f"{steps}-step BO-EI-M run: previous (exact) / fast schedule", "faster",
-                     f"wall {r1e['b_wall']:.1f} s / {r1e['a_wall']:.1f} s; cpu ratio "
-                     f"{r1e['ratio_cpu']:.1f}x", r1e["ratio_wall"],
-                     "yes" if r1e["ratio_wall"] > 1 else "no"))
+        print(
+            f"scikit-learn GP-EI    wall {r1['b_wall']:7.2f}  cpu {r1['b_cpu']:7.2f}  "
+            f"ratio {r1['ratio_wall']:.1f}x wall, {r1['ratio_cpu']:.1f}x cpu"
+        )
+        print(
+            f"nmthpo exact schedule wall {r1e['b_wall']:7.2f}  cpu {r1e['b_cpu']:7.2f}  "
+            f"ratio {r1e['ratio_wall']:.1f}x wall, {r1e['ratio_cpu']:.1f}x cpu"
+        )
+        rows.append(
+            (
+                f"{steps}-step BO-EI-M run (start-up incl.) vs scikit-learn GP-EI",
+                ">= 30x",
+                f"wall {r1['b_wall']:.1f} s / {r1['a_wall']:.1f} s; cpu ratio "
+                f"{r1['ratio_cpu']:.1f}x",
+                r1["ratio_wall"],
+                "yes" if r1["ratio_wall"] >= 30 else "no",
+            )
+        )
+        rows.append(
+            (
+                f"{steps}-step BO-EI-M run: previous (exact) / fast schedule",
+                "faster",
+                f"wall {r1e['b_wall']:.1f} s / {r1e['a_wall']:.1f} s; cpu ratio "
+                f"{r1e['ratio_cpu']:.1f}x",
+                r1e["ratio_wall"],
+                "yes" if r1e["ratio_wall"] > 1 else "no",
+            )
+        )
 
         # 2. one suggestion around n = 300
         s = suggest_times()
-        print(f"\n== 2. one BO-EI suggestion at n = 300, amortised over steps "
-              f"{s['from']:.0f}-{s['to']:.0f} (CPU ms) ==")
-        print(f"fast schedule {s['fast'] * 1e3:7.2f}   exact schedule {s['exact'] * 1e3:7.2f}"
-              f"   ratio {s['exact'] / s['fast']:.1f}x")
-        rows.append(("one BO-EI suggestion at n=300, amortised (CPU ms)", "<= 10 ms",
-                     f"{s['fast'] * 1e3:.2f} ms (exact {s['exact'] * 1e3:.1f} ms)",
-                     s["exact"] / s["fast"], "yes" if s["fast"] <= 0.010 else "no"))
+        print(
+            f"\n== 2. one BO-EI suggestion at n = 300, amortised over steps "
+            f"{s['from']:.0f}-{s['to']:.0f} (CPU ms) =="
+        )
+        print(
+            f"fast schedule {s['fast'] * 1e3:7.2f}   exact schedule {s['exact'] * 1e3:7.2f}"
+            f"   ratio {s['exact'] / s['fast']:.1f}x"
+        )
+        rows.append(
+            (
+                "one BO-EI suggestion at n=300, amortised (CPU ms)",
+                "<= 10 ms",
+                f"{s['fast'] * 1e3:.2f} ms (exact {s['exact'] * 1e3:.1f} ms)",
+                s["exact"] / s["fast"],
+                "yes" if s["fast"] <= 0.010 else "no",
+            )
+        )
 
         # 3. graphs
         gt = graph_times(3)
         print(f"\n== 3. graph-based SMBO on {TASK}: graph and first inverse (CPU ms) ==")
-        print(f"graph rebuilt {gt['build'] * 1e3:8.2f}   cached {gt['hit'] * 1e3:8.3f}   "
-              f"ratio {gt['build'] / gt['hit']:.0f}x")
-        print(f"inverse of u = {gt['u']:.0f}: cho_solve(I) {gt['cho_solve'] * 1e3:8.2f}   "
-              f"dpotri {gt['dpotri'] * 1e3:8.2f}   ratio {gt['cho_solve'] / gt['dpotri']:.1f}x")
-        rows.append(("kNN graph per trial: rebuilt / cached", "cached",
-                     f"{gt['build'] * 1e3:.0f} ms / {gt['hit'] * 1e3:.2f} ms",
-                     gt["build"] / gt["hit"], "yes"))
-        rows.append(("unlabelled inverse: cho_solve(I) / dpotri", "faster",
-                     f"{gt['cho_solve'] * 1e3:.1f} ms / {gt['dpotri'] * 1e3:.1f} ms",
-                     gt["cho_solve"] / gt["dpotri"],
-                     "yes" if gt["cho_solve"] > gt["dpotri"] else "no"))
+        print(
+            f"graph rebuilt {gt['build'] * 1e3:8.2f}   cached {gt['hit'] * 1e3:8.3f}   "
+            f"ratio {gt['build'] / gt['hit']:.0f}x"
+        )
+        print(
+            f"inverse of u = {gt['u']:.0f}: cho_solve(I) {gt['cho_solve'] * 1e3:8.2f}   "
+            f"dpotri {gt['dpotri'] * 1e3:8.2f}   ratio {gt['cho_solve'] / gt['dpotri']:.1f}x"
+        )
+        rows.append(
+            (
+                "kNN graph per trial: rebuilt / cached",
+                "cached",
+                f"{gt['build'] * 1e3:.0f} ms / {gt['hit'] * 1e3:.2f} ms",
+                gt["build"] / gt["hit"],
+                "yes",
+            )
+        )
+        rows.append(
+            (
+                "unlabelled inverse: cho_solve(I) / dpotri",
+                "faster",
+                f"{gt['cho_solve'] * 1e3:.1f} ms / {gt['dpotri'] * 1e3:.1f} ms",
+                gt["cho_solve"] / gt["dpotri"],
+                "yes" if gt["cho_solve"] > gt["dpotri"] else "no",
+            )
+        )
 
         # 4. jobs 1 vs jobs 2
         j1 = nmthpo_cmd("gb-eif-m", TASK, tmp / "j1", "--trials", str(trials), "--jobs", "1")
         j2 = nmthpo_cmd("gb-eif-m", TASK, tmp / "j2", "--trials", str(trials), "--jobs", "2")
         rj = paired_processes(j2, j1, reps, env, env)
         print(f"\n== 4. nmthpo run gb-eif-m --task {TASK} --trials {trials} (s) ==")
-        print(f"--jobs 2 wall {rj['a_wall']:7.2f} cpu {rj['a_cpu']:7.2f}   --jobs 1 wall "
-              f"{rj['b_wall']:7.2f} cpu {rj['b_cpu']:7.2f}   ratio jobs1/jobs2 "
-              f"{rj['ratio_wall']:.2f}x wall")
-        rows.append((f"{trials} trials, --jobs 1 / --jobs 2 (wall)", "> 1",
-                     f"wall {rj['b_wall']:.1f} s / {rj['a_wall']:.1f} s; cpu {rj['b_cpu']:.1f} s"
-                     f" / {rj['a_cpu']:.1f} s",
-                     rj["ratio_wall"], "yes" if rj["ratio_wall"] > 1 else "no"))
+        print(
+            f"--jobs 2 wall {rj['a_wall']:7.2f} cpu {rj['a_cpu']:7.2f}   --jobs 1 wall "
+            f"{rj['b_wall']:7.2f} cpu {rj['b_cpu']:7.2f}   ratio jobs1/jobs2 "
+            f"{rj['ratio_wall']:.2f}x wall"
+        )
+        rows.append(
+            (
+                f"{trials} trials, --jobs 1 / --jobs 2 (wall)",
+                "> 1",
+                f"wall {rj['b_wall']:.1f} s / {rj['a_wall']:.1f} s; cpu {rj['b_cpu']:.1f} s"
+                f" / {rj['a_cpu']:.1f} s",
+                rj["ratio_wall"],
+                "yes" if rj["ratio_wall"] > 1 else "no",
+            )
+        )
 
         # 5. one BLAS thread per trial
         t4 = nmthpo_cmd("gb-eif-m", TASK, tmp / "t", "--trials", "4")
         rt = paired_processes(t4, t4, reps, {**env, "OPENBLAS_NUM_THREADS": "1"}, env)
         print(f"\n== 5. nmthpo run gb-eif-m --task {TASK} --trials 4 (s) ==")
-        print(f"OPENBLAS_NUM_THREADS=1 wall {rt['a_wall']:7.2f} cpu {rt['a_cpu']:7.2f}   "
-              f"default threads wall {rt['b_wall']:7.2f} cpu {rt['b_cpu']:7.2f}   ratio "
-              f"{rt['ratio_wall']:.2f}x wall, {rt['ratio_cpu']:.2f}x cpu")
-        rows.append(("default BLAS threads / OPENBLAS_NUM_THREADS=1 (cpu)", "about 1",
-                     f"cpu {rt['b_cpu']:.1f} s / {rt['a_cpu']:.1f} s", rt["ratio_cpu"],
-                     "yes" if rt["ratio_cpu"] < 1.25 else "no"))
+        print(
+            f"OPENBLAS_NUM_THREADS=1 wall {rt['a_wall']:7.2f} cpu {rt['a_cpu']:7.2f}   "
+            f"default threads wall {rt['b_wall']:7.2f} cpu {rt['b_cpu']:7.2f}   ratio "
+            f"{rt['ratio_wall']:.2f}x wall, {rt['ratio_cpu']:.2f}x cpu"
+        )
+        rows.append(
+            (
+                "default BLAS threads / OPENBLAS_NUM_THREADS=1 (cpu)",
+                "about 1",
+                f"cpu {rt['b_cpu']:.1f} s / {rt['a_cpu']:.1f} s",
+                rt["ratio_cpu"],
+                "yes" if rt["ratio_cpu"] < 1.25 else "no",
+            )
+        )
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print("\n== targets")
     print("item,target,measured,ratio,met")
     for item, target, what, ratio, met in rows:
-        print(f"\"{item}\",\"{target}\",\"{what}\",{ratio:.2f},{met}")
+        print(f'"{item}","{target}","{what}",{ratio:.2f},{met}')
     print("== end")
 
 

@@ -61,10 +61,17 @@ def main() -> None:
                 res = run_trial(spec, rep)
                 wall = time.perf_counter() - t0
                 asks = res["seconds"][3:]
-                lines.append({"method": m, "target": t, "rep": rep, "ms_per_ask":
-                              1000 * asks.mean(), "max_ms": 1000 * asks.max(), "s_per_rep": wall})
-            print(f"{m:8s} {t:6s} {1000 * asks.mean():8.1f} ms/ask  {wall:6.2f} s/rep",
-                  flush=True)
+                lines.append(
+                    {
+                        "method": m,
+                        "target": t,
+                        "rep": rep,
+                        "ms_per_ask": 1000 * asks.mean(),
+                        "max_ms": 1000 * asks.max(),
+                        "s_per_rep": wall,
+                    }
+                )
+            print(f"{m:8s} {t:6s} {1000 * asks.mean():8.1f} ms/ask  {wall:6.2f} s/rep", flush=True)
     f = pd.DataFrame(lines)
     per = f.groupby(["method", "target"])["s_per_rep"].mean()
     table = f.groupby("method")[["ms_per_ask", "max_ms", "s_per_rep"]].mean()
@@ -72,9 +79,11 @@ def main() -> None:
     print(table.round(1).to_string())
     scale = len(NMTHPO_TASKS) / len(targets)
     total = (per.sum() * scale + np.mean(t_src) * len(NMTHPO_TASKS)) * args.full_repeats
-    print(f"\nestimated full static grid ({len(methods)} methods x 6 targets x "
-          f"{args.full_repeats} repetitions, N_T={args.budget}) on {args.workers} workers: "
-          f"{total / args.workers / 60:.1f} min")
+    print(
+        f"\nestimated full static grid ({len(methods)} methods x 6 targets x "
+        f"{args.full_repeats} repetitions, N_T={args.budget}) on {args.workers} workers: "
+        f"{total / args.workers / 60:.1f} min"
+    )
 
 
 if __name__ == "__main__":

@@ -44,8 +44,11 @@ INTERRUPTED = 130
 BROKEN_PIPE = 141
 
 #: Thread-count variables of the BLAS libraries NumPy/SciPy may load (see the module docstring).
-BLAS_THREAD_VARIABLES: tuple[str, ...] = ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
-                                          "BLIS_NUM_THREADS")
+BLAS_THREAD_VARIABLES: tuple[str, ...] = (
+    "OPENBLAS_NUM_THREADS",
+    "MKL_NUM_THREADS",
+    "BLIS_NUM_THREADS",
+)
 
 
 def _one_blas_thread() -> None:
@@ -78,15 +81,18 @@ def _cmd_tasks(args: argparse.Namespace) -> int:
     def cell(value: object, fmt: str = "") -> str:
         return "-" if value is None else format(value, fmt)
 
-    print(f"{'task':<19}{'kind':<23}{'rows':>5}{'best':>9}  {'metric':<11}{'ties':>5}"
-          f"{'Pareto':>8}")
+    print(f"{'task':<19}{'kind':<23}{'rows':>5}{'best':>9}  {'metric':<11}{'ties':>5}{'Pareto':>8}")
     for r in rows:
-        print(f"{r['task']:<19}{r['kind']:<23}{cell(r['rows']):>5}{cell(r['best'], '.2f'):>9}  "
-              f"{_METRIC_NAMES.get(r['metric'], r['metric']):<11}{cell(r['best_ties']):>5}"
-              f"{cell(r['pareto']):>8}")
-    print("best: a table's best BLEU, the best final value of learning curves (perplexity: the "
-          "lowest),\na synthetic function's maximum (those serve Chapter 6's space scores, not "
-          "`nmthpo run`).")
+        print(
+            f"{r['task']:<19}{r['kind']:<23}{cell(r['rows']):>5}{cell(r['best'], '.2f'):>9}  "
+            f"{_METRIC_NAMES.get(r['metric'], r['metric']):<11}{cell(r['best_ties']):>5}"
+            f"{cell(r['pareto']):>8}"
+        )
+    print(
+        "best: a table's best BLEU, the best final value of learning curves (perplexity: the "
+        "lowest),\na synthetic function's maximum (those serve Chapter 6's space scores, not "
+        "`nmthpo run`)."
+    )
     return 0
 
 
@@ -125,19 +131,34 @@ def _cmd_run(args: argparse.Namespace) -> int:
     sources = _parse_sources(args.sources, args.task)
     stop = "none" if args.no_stop else ("target" if sources is None else None)
     res = run(
-        args.method, args.task, trials=args.trials, seed=args.seed, objective=args.objective,
-        n_init=args.n_init, budget=args.budget, stop=stop,
-        settings=parse_settings(args.set), jobs=args.jobs, scheduler=args.scheduler,
-        cache_dir=args.cache, progress=not args.quiet, sources=sources,
-        n_source=args.n_source, curves=args.curves,
+        args.method,
+        args.task,
+        trials=args.trials,
+        seed=args.seed,
+        objective=args.objective,
+        n_init=args.n_init,
+        budget=args.budget,
+        stop=stop,
+        settings=parse_settings(args.set),
+        jobs=args.jobs,
+        scheduler=args.scheduler,
+        cache_dir=args.cache,
+        progress=not args.quiet,
+        sources=sources,
+        n_source=args.n_source,
+        curves=args.curves,
     )
     res.save(args.out, force=args.force)
     if hasattr(res, "evaluations"):
-        print(f"{res.trials} trials of {args.method} on the learning curves of {args.task} "
-              f"({res.spec.budget} checkpoints each) -> {Path(args.out) / 'evaluations.parquet'}")
+        print(
+            f"{res.trials} trials of {args.method} on the learning curves of {args.task} "
+            f"({res.spec.budget} checkpoints each) -> {Path(args.out) / 'evaluations.parquet'}"
+        )
     else:
-        print(f"{res.trials} trials of {args.method} on {args.task} -> "
-              f"{Path(args.out) / 'sequences.ss'}")
+        print(
+            f"{res.trials} trials of {args.method} on {args.task} -> "
+            f"{Path(args.out) / 'sequences.ss'}"
+        )
     return 0
 
 
@@ -151,8 +172,14 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
     if args.objective == "pareto" and not table.pareto.any():
         raise UsageError(f"task {args.task} has no decoding time, so no Pareto objective")
     frame = evaluate_sequences(
-        seqs, table.bleu, table.pareto, objective=args.objective, ties=args.ties,
-        n_init=args.n_init, budget=args.budget, tolerance=args.tolerance,
+        seqs,
+        table.bleu,
+        table.pareto,
+        objective=args.objective,
+        ties=args.ties,
+        n_init=args.n_init,
+        budget=args.budget,
+        tolerance=args.tolerance,
     )
     stats = summarise(frame)
     info = dict(frame.attrs)
@@ -163,23 +190,42 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
     targets = ("ftb", "ftc") if args.objective == "bleu" else ("fto", "fta")
     missed = {m: int(frame[m].isna().sum()) for m in targets}
     if args.json:
-        out = {"task": args.task, "sequences": len(seqs), **info, "missed_target": missed,
-               "metrics": {m: {"mean": float(stats.loc[m, "mean"]),
-                               "std": float(stats.loc[m, "std"]),
-                               "n": int(stats.loc[m, "n"])} for m in stats.index}}
+        out = {
+            "task": args.task,
+            "sequences": len(seqs),
+            **info,
+            "missed_target": missed,
+            "metrics": {
+                m: {
+                    "mean": float(stats.loc[m, "mean"]),
+                    "std": float(stats.loc[m, "std"]),
+                    "n": int(stats.loc[m, "n"]),
+                }
+                for m in stats.index
+            },
+        }
         print(json.dumps(out, indent=2))
         return 0
-    print(f"task {args.task}, {len(seqs)} sequences, "
-          + ", ".join(f"{k}={v}" for k, v in info.items()))
+    print(
+        f"task {args.task}, {len(seqs)} sequences, "
+        + ", ".join(f"{k}={v}" for k, v in info.items())
+    )
     for m in stats.index:
-        print(f"{m:>4}: {stats.loc[m, 'mean']:.4g} ± {stats.loc[m, 'std']:.4g}"
-              f"  (n={int(stats.loc[m, 'n'])})")
+        print(
+            f"{m:>4}: {stats.loc[m, 'mean']:.4g} ± {stats.loc[m, 'std']:.4g}"
+            f"  (n={int(stats.loc[m, 'n'])})"
+        )
     for m, k in missed.items():
         if k:
-            hint = (f"; are these sequences of task {args.task}? (check --task)"
-                    if k == len(seqs) else "")
-            print(f"note: {k} of {len(seqs)} trials never reached the target of {m}; "
-                  f"they are left out of its statistics (n above){hint}")
+            hint = (
+                f"; are these sequences of task {args.task}? (check --task)"
+                if k == len(seqs)
+                else ""
+            )
+            print(
+                f"note: {k} of {len(seqs)} trials never reached the target of {m}; "
+                f"they are left out of its statistics (n above){hint}"
+            )
     return 0
 
 
@@ -191,15 +237,20 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     ``None`` registers all of them.
     Either way no numerical library is imported to build the ``--help`` of the command list.
     """
-    limits = ", ".join(f"{k.replace('_', ' ')} <= {v:,}" for k, v in LIMITS.items()
-                       if k != "seed")
-    p = _Parser(prog="nmthpo", description=__doc__.splitlines()[0],
-                epilog=f"Size limits (they keep memory bounded): {limits}. Bad input exits "
-                "with status 2 and one line naming the problem; Ctrl-C/SIGTERM exit 130.")
+    limits = ", ".join(f"{k.replace('_', ' ')} <= {v:,}" for k, v in LIMITS.items() if k != "seed")
+    p = _Parser(
+        prog="nmthpo",
+        description=__doc__.splitlines()[0],
+        epilog=f"Size limits (they keep memory bounded): {limits}. Bad input exits "
+        "with status 2 and one line naming the problem; Ctrl-C/SIGTERM exit 130.",
+    )
     sub = p.add_subparsers(dest="command", required=True)
 
-    t = sub.add_parser("tasks", help="list every task with its kind (lookup table, learning "
-                       "curves, synthetic), rows, best value and Pareto size")
+    t = sub.add_parser(
+        "tasks",
+        help="list every task with its kind (lookup table, learning "
+        "curves, synthetic), rows, best value and Pareto size",
+    )
     t.add_argument("--json", action="store_true", help="a JSON list, one object per task")
     t.set_defaults(func=_cmd_tasks)
     methods_command.register(sub)
@@ -207,49 +258,99 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     d = sub.add_parser("data", help="fetch or verify the dataset")
     dsub = d.add_subparsers(dest="data_command", required=True)
     f = dsub.add_parser("fetch", help="download (or copy from a mirror) and verify the data")
-    f.add_argument("--mirror", help="a local directory with upstream's layout "
-                   "(default: $NMTHPO_MIRROR, else the pinned upstream commit)")
+    f.add_argument(
+        "--mirror",
+        help="a local directory with upstream's layout "
+        "(default: $NMTHPO_MIRROR, else the pinned upstream commit)",
+    )
     f.add_argument("--force", action="store_true", help="re-install even if the copy verifies")
     dsub.add_parser("verify", help="re-check the installed copy against data/SHA256SUMS")
     d.set_defaults(func=_cmd_data)
 
     r = sub.add_parser("run", help="run repeated trials of one method on one task")
-    r.add_argument("method", help="a registered name (e.g. rs, bo-ei-m, transbo), module:Class "
-                   "of your own optimiser (module on PYTHONPATH) or prefix:Name of an adapter "
-                   "(e.g. optuna:TPESampler)")
+    r.add_argument(
+        "method",
+        help="a registered name (e.g. rs, bo-ei-m, transbo), module:Class "
+        "of your own optimiser (module on PYTHONPATH) or prefix:Name of an adapter "
+        "(e.g. optuna:TPESampler)",
+    )
     r.add_argument("--task", required=True)
-    r.add_argument("--trials", type=bounded(1, LIMITS["trials"]), default=100,
-                   help=f"repeated trials ({limit_help('trials')}; default 100)")
+    r.add_argument(
+        "--trials",
+        type=bounded(1, LIMITS["trials"]),
+        default=100,
+        help=f"repeated trials ({limit_help('trials')}; default 100)",
+    )
     r.add_argument("--seed", type=bounded(0, LIMITS["seed"]), default=0)
-    r.add_argument("--budget", type=bounded(1, LIMITS["budget"]), default=None,
-                   help="stop each trial after B evaluations (initial rows included; at most "
-                   "the table's rows); on learning curves: B checkpoints (default 30 mean "
-                   "curves)")
-    r.add_argument("--curves", action="store_true",
-                   help="run on the task's learning curves (implied by a multi-fidelity method "
-                   "such as sh, hb, asha, bohb, or an lc-scratch-* task)")
+    r.add_argument(
+        "--budget",
+        type=bounded(1, LIMITS["budget"]),
+        default=None,
+        help="stop each trial after B evaluations (initial rows included; at most "
+        "the table's rows); on learning curves: B checkpoints (default 30 mean "
+        "curves)",
+    )
+    r.add_argument(
+        "--curves",
+        action="store_true",
+        help="run on the task's learning curves (implied by a multi-fidelity method "
+        "such as sh, hb, asha, bohb, or an lc-scratch-* task)",
+    )
     r.add_argument("--objective", choices=["bleu", "pareto"], default="bleu")
     r.add_argument("--n-init", type=bounded(1, LIMITS["budget"]), default=3)
-    r.add_argument("--no-stop", action="store_true",
-                   help="do not stop at the oracle target (run to the budget or the whole table)")
-    r.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                   help="a method setting, e.g. --set k=10")
-    r.add_argument("--sources", default=None, metavar="A,B,...",
-                   help="source tasks of a transfer run ('all': every other task of the "
-                   "family); transfer runs go to the budget (default 50) without oracle stop")
-    r.add_argument("--n-source", type=bounded(1, LIMITS["budget"]), default=50,
-                   help="sampled evaluations per source task (N_S; transfer runs)")
-    r.add_argument("--jobs", type=bounded(1, LIMITS["jobs"]), default=1,
-                   help=f"worker processes ({limit_help('jobs')})")
-    r.add_argument("--scheduler", default=None, metavar="tcp://HOST:PORT",
-                   help="address of a Dask scheduler (checked to answer within 3 s)")
-    r.add_argument("--cache", default=None, help="cache directory: finished trials are kept "
-                   "there (SHA-256 checked) and an interrupted run resumes from them")
+    r.add_argument(
+        "--no-stop",
+        action="store_true",
+        help="do not stop at the oracle target (run to the budget or the whole table)",
+    )
+    r.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a method setting, e.g. --set k=10",
+    )
+    r.add_argument(
+        "--sources",
+        default=None,
+        metavar="A,B,...",
+        help="source tasks of a transfer run ('all': every other task of the "
+        "family); transfer runs go to the budget (default 50) without oracle stop",
+    )
+    r.add_argument(
+        "--n-source",
+        type=bounded(1, LIMITS["budget"]),
+        default=50,
+        help="sampled evaluations per source task (N_S; transfer runs)",
+    )
+    r.add_argument(
+        "--jobs",
+        type=bounded(1, LIMITS["jobs"]),
+        default=1,
+        help=f"worker processes ({limit_help('jobs')})",
+    )
+    r.add_argument(
+        "--scheduler",
+        default=None,
+        metavar="tcp://HOST:PORT",
+        help="address of a Dask scheduler (checked to answer within 3 s)",
+    )
+    r.add_argument(
+        "--cache",
+        default=None,
+        help="cache directory: finished trials are kept "
+        "there (SHA-256 checked) and an interrupted run resumes from them",
+    )
     r.add_argument("--quiet", action="store_true", help="no progress bar")
-    r.add_argument("--out", required=True, help="output directory (refused if it holds the "
-                   "output of another run; the same run writes over its own)")
-    r.add_argument("--force", action="store_true",
-                   help="replace the output of another run in --out")
+    r.add_argument(
+        "--out",
+        required=True,
+        help="output directory (refused if it holds the "
+        "output of another run; the same run writes over its own)",
+    )
+    r.add_argument(
+        "--force", action="store_true", help="replace the output of another run in --out"
+    )
     r.set_defaults(func=_cmd_run)
 
     e = sub.add_parser("evaluate", help="score sample sequences (upstream's plain format)")
@@ -258,10 +359,18 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     e.add_argument("--objective", choices=["bleu", "pareto"], default="bleu")
     e.add_argument("--ties", choices=["value", "first-id"], default="value")
     e.add_argument("--n-init", type=bounded(0, LIMITS["budget"]), default=3)
-    e.add_argument("--budget", type=bounded(1, LIMITS["budget"]), default=None,
-                   help="fb budget (default 20) or fbp budget (default 50)")
-    e.add_argument("--tolerance", type=_nonneg_float, default=0.5,
-                   help="ftc's distance to the best BLEU (finite, >= 0)")
+    e.add_argument(
+        "--budget",
+        type=bounded(1, LIMITS["budget"]),
+        default=None,
+        help="fb budget (default 20) or fbp budget (default 50)",
+    )
+    e.add_argument(
+        "--tolerance",
+        type=_nonneg_float,
+        default=0.5,
+        help="ftc's distance to the best BLEU (finite, >= 0)",
+    )
     e.add_argument("--json", action="store_true")
     e.set_defaults(func=_cmd_evaluate)
 

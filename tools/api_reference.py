@@ -66,9 +66,13 @@ def modules(layer: str) -> list[str]:
 
 
 def render() -> str:
-    lines = ["# API reference", "",
-             "Generated from the docstrings of the `nmthpo` package by `tools/api_reference.py`,",
-             "one section per layer; each layer imports only the layers above it.", ""]
+    lines = [
+        "# API reference",
+        "",
+        "Generated from the docstrings of the `nmthpo` package by `tools/api_reference.py`,",
+        "one section per layer; each layer imports only the layers above it.",
+        "",
+    ]
     for layer, title in LAYERS:
         mods = modules(layer)
         if not mods:

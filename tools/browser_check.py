@@ -40,9 +40,16 @@ HTML = REPO / "book" / "_build" / "html"
 SCREENSHOTS = REPO / "book" / "_build" / "screenshots"
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_FLAGS = (
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-    "--hide-scrollbars", "--mute-audio",
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--hide-scrollbars",
+    "--mute-audio",
 )
 #: Pages checked by default (relative to the HTML root) and the screenshot each one gets.
 DEFAULT_PAGES: dict[str, str | None] = {
@@ -114,8 +121,13 @@ class DevTools:
         self._next = 0
         self.events: list[dict[str, Any]] = []
 
-    def call(self, method: str, params: dict[str, Any] | None = None,
-             session: str | None = None, timeout: float = 30.0) -> dict[str, Any]:
+    def call(
+        self,
+        method: str,
+        params: dict[str, Any] | None = None,
+        session: str | None = None,
+        timeout: float = 30.0,
+    ) -> dict[str, Any]:
         """Send one command and wait for its reply; events received meanwhile are kept."""
         self._next += 1
         msg: dict[str, Any] = {"id": self._next, "method": method, "params": params or {}}
@@ -171,8 +183,14 @@ def start_chromium(profile: Path, timeout: float) -> tuple[subprocess.Popen[str]
     """Start headless Chromium with DevTools on a loopback port; return it and its ws URL."""
     if not Path(CHROMIUM).exists() and shutil.which("chromium") is None:
         raise CheckError(f"{CHROMIUM} not found; install it (apt-get install chromium)")
-    cmd = [CHROMIUM, *CHROMIUM_FLAGS, f"--user-data-dir={profile}",
-           "--remote-debugging-address=127.0.0.1", "--remote-debugging-port=0", "about:blank"]
+    cmd = [
+        CHROMIUM,
+        *CHROMIUM_FLAGS,
+        f"--user-data-dir={profile}",
+        "--remote-debugging-address=127.0.0.1",
+        "--remote-debugging-port=0",
+        "about:blank",
+    ]
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + timeout
     stderr = proc.stderr
@@ -199,8 +217,9 @@ def _collect(report: PageReport, events: list[dict[str, Any]], session: str, hos
             d = p.get("exceptionDetails", {})
             report.js_errors.append(str(d.get("exception", {}).get("description") or d.get("text")))
         elif method == "Runtime.consoleAPICalled" and p.get("type") == "error":
-            report.js_errors.append(" ".join(str(a.get("value", a.get("description")))
-                                             for a in p.get("args", [])))
+            report.js_errors.append(
+                " ".join(str(a.get("value", a.get("description"))) for a in p.get("args", []))
+            )
         elif method == "Log.entryAdded" and p.get("entry", {}).get("level") == "error":
             e = p["entry"]
             if str(e.get("url", "")).endswith("/favicon.ico"):
@@ -224,16 +243,19 @@ def check_page(dt: DevTools, url: str, screenshot: Path | None, timeout: float) 
     session = dt.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
     for domain in ("Page", "Runtime", "Log", "Network"):
         dt.call(f"{domain}.enable", session=session)
-    dt.call("Emulation.setDeviceMetricsOverride",
-            {"width": 1280, "height": 1600, "deviceScaleFactor": 1, "mobile": False},
-            session=session)
+    dt.call(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": 1280, "height": 1600, "deviceScaleFactor": 1, "mobile": False},
+        session=session,
+    )
     start = len(dt.events)
     dt.call("Page.navigate", {"url": url}, session=session)
     dt.wait_for("Page.loadEventFired", session, timeout)
     dt.drain(1.0)
     report = PageReport(url=url)
-    state = dt.call("Runtime.evaluate", {"expression": IMAGE_STATE_JS, "returnByValue": True},
-                    session=session)
+    state = dt.call(
+        "Runtime.evaluate", {"expression": IMAGE_STATE_JS, "returnByValue": True}, session=session
+    )
     report.images = list(state.get("result", {}).get("value", []))
     _collect(report, dt.events[start:], session, host="127.0.0.1")
     if screenshot is not None:
@@ -294,8 +316,10 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     for r in reports:
         print(f"ok {r.url}: {len(r.images)} images loaded, no JavaScript errors")
-    print(f"browser check passed in {time.perf_counter() - start:.1f} s; screenshots in "
-          f"{os.path.relpath(SCREENSHOTS, Path.cwd())}")
+    print(
+        f"browser check passed in {time.perf_counter() - start:.1f} s; screenshots in "
+        f"{os.path.relpath(SCREENSHOTS, Path.cwd())}"
+    )
     return 0
 
 

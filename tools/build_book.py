@@ -77,7 +77,8 @@ def parameters_cell(nb: dict[str, Any]) -> int:
         If there is none or more than one: papermill needs exactly one to inject parameters.
     """
     hits = [
-        i for i, cell in enumerate(nb["cells"])
+        i
+        for i, cell in enumerate(nb["cells"])
         if cell.get("cell_type") == "code"
         and "parameters" in cell.get("metadata", {}).get("tags", [])
     ]
@@ -105,7 +106,8 @@ def check_source(path: Path) -> dict[str, Any]:
     except BuildError as exc:
         raise BuildError(f"{path}: {exc}") from None
     dirty = [
-        i for i, c in enumerate(nb["cells"])
+        i
+        for i, c in enumerate(nb["cells"])
         if c.get("cell_type") == "code" and (c.get("outputs") or c.get("execution_count"))
     ]
     if dirty:
@@ -157,8 +159,13 @@ def execute_chapter(
     start = time.perf_counter()
     try:
         papermill.execute_notebook(
-            str(source), str(tmp), parameters=parameters or {}, kernel_name=kernel,
-            cwd=str(dest.parent), progress_bar=False, log_output=False,
+            str(source),
+            str(tmp),
+            parameters=parameters or {},
+            kernel_name=kernel,
+            cwd=str(dest.parent),
+            progress_bar=False,
+            log_output=False,
         )
         nb = strip_timings(read_notebook(tmp), _display_path(source), _display_path(dest))
         tmp.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")

@@ -29,15 +29,23 @@ def main(argv: list[str] | None = None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     for ch in CHANGES:
         target, side = out / f"{ch.id}.parquet", out / f"{ch.id}.json"
-        blob = subprocess.run(["git", "show", f"{ch.commit}:{ch.path}"], cwd=REPO,
-                              capture_output=True, check=False)
+        blob = subprocess.run(
+            ["git", "show", f"{ch.commit}:{ch.path}"], cwd=REPO, capture_output=True, check=False
+        )
         if blob.returncode != 0:
-            print(f"{ch.id}: {ch.commit}:{ch.path} is not in the history: "
-                  f"{blob.stderr.decode().strip()}", file=sys.stderr)
+            print(
+                f"{ch.id}: {ch.commit}:{ch.path} is not in the history: "
+                f"{blob.stderr.decode().strip()}",
+                file=sys.stderr,
+            )
             return 2
         atomic_write(target, lambda p, b=blob.stdout: p.write_bytes(b))
-        meta = {"commit": ch.commit, "path": ch.path, "sha256": sha256_file(target),
-                "bytes": target.stat().st_size}
+        meta = {
+            "commit": ch.commit,
+            "path": ch.path,
+            "sha256": sha256_file(target),
+            "bytes": target.stat().st_size,
+        }
         atomic_write(side, lambda p, m=meta: p.write_text(json.dumps(m, indent=2) + "\n"))
         print(f"{ch.id}: {ch.commit}:{ch.path} -> {target.relative_to(REPO)}")
     return 0

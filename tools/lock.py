@@ -6,7 +6,8 @@
 The lock pins every distribution, direct and transitive, to the version that produced the
 committed outputs, so a newcomer's ``make`` installs exactly that environment and nbval sees the
 same numbers. ``environment.yml`` names the direct dependencies with the same ``==`` pins and
-includes the lock for the rest; ``tests/test_environment.py`` checks that the three files agree.
+includes the lock for the rest; ``tests/book/test_environment.py`` checks that the three files
+agree.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ ENV = ROOT / "environment.yml"
 HEADER = """\
 # Exact versions of every package of the project's environment (direct and transitive).
 # `make` installs from this file; `make lock` re-resolves pyproject.toml and rewrites it.
-# Written by tools/lock.py; tests/test_environment.py checks it against pyproject.toml and
+# Written by tools/lock.py; tests/book/test_environment.py checks it against pyproject.toml and
 # environment.yml.
 """
 
@@ -37,11 +38,20 @@ def _name(req: str) -> str:
 
 def freeze(python: Path) -> list[str]:
     """``pip freeze`` of an environment, without the project itself, sorted by name."""
-    out = subprocess.run([str(python), "-m", "pip", "freeze", "--exclude-editable",
-                          "--all"], check=True, capture_output=True, text=True).stdout
-    pins = [ln.strip() for ln in out.splitlines()
-            if ln.strip() and not ln.startswith("#") and "==" in ln
-            and _name(ln) not in ("nmthpo", "pip", "setuptools", "wheel")]
+    out = subprocess.run(
+        [str(python), "-m", "pip", "freeze", "--exclude-editable", "--all"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    pins = [
+        ln.strip()
+        for ln in out.splitlines()
+        if ln.strip()
+        and not ln.startswith("#")
+        and "==" in ln
+        and _name(ln) not in ("nmthpo", "pip", "setuptools", "wheel")
+    ]
     return sorted(pins, key=_name)
 
 
@@ -51,8 +61,7 @@ def fresh_freeze() -> list[str]:
         venv = Path(tmp) / "venv"
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
         py = venv / "bin" / "python"
-        subprocess.run([str(py), "-m", "pip", "install", "--quiet", "--upgrade", "pip"],
-                       check=True)
+        subprocess.run([str(py), "-m", "pip", "install", "--quiet", "--upgrade", "pip"], check=True)
         subprocess.run([str(py), "-m", "pip", "install", "--quiet", f"{ROOT}[dev]"], check=True)
         return freeze(py)
 
@@ -65,7 +74,7 @@ def direct_requirements() -> list[str]:
 def environment_yml(pins: dict[str, str]) -> str:
     lines = [
         "# Conda environment with the same pins as requirements.lock (written by tools/lock.py;",
-        "# tests/test_environment.py checks that it, the lock and pyproject.toml agree).",
+        "# tests/book/test_environment.py checks that it, the lock and pyproject.toml agree).",
         "name: nmthpo",
         "channels:",
         "  - conda-forge",

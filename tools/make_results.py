@@ -69,8 +69,9 @@ def ga(trials: int, jobs: int) -> None:
     run_grid("ga_protocol", trials, jobs)
     for kind, extra in GA_TABLES.kinds.items():
         t0 = time.perf_counter()
-        ga_study.cached_table(kind, cache_dir=book_dir(GA_TABLES.folder), jobs=jobs,
-                              **{**GA_TABLES.params, **extra})
+        ga_study.cached_table(
+            kind, cache_dir=book_dir(GA_TABLES.folder), jobs=jobs, **{**GA_TABLES.params, **extra}
+        )
         print(f"[ga] {kind} table: {time.perf_counter() - t0:7.1f} s", flush=True)
 
 
@@ -111,8 +112,10 @@ def claims(trials: int, jobs: int) -> None:
     from nmthpo.studies.ledger import LEDGER_FILE, counts, write_ledger
 
     if trials != 100:
-        print("[claims] skipped: the ledger is judged on the published runs (--trials 100)",
-              flush=True)
+        print(
+            "[claims] skipped: the ledger is judged on the published runs (--trials 100)",
+            flush=True,
+        )
         return
     t0 = time.perf_counter()
     frame = write_ledger(book_file(LEDGER_FILE))
@@ -122,8 +125,13 @@ def claims(trials: int, jobs: int) -> None:
 
 def experiment(name: str, trials: int, jobs: int) -> None:
     """Compute experiment ``name`` of :data:`nmthpo.studies.grids.EXPERIMENTS`."""
-    special = {"ga": ga, "scoring": scoring, "transfer": transfer,
-               "multifidelity": multifidelity, "claims": claims}
+    special = {
+        "ga": ga,
+        "scoring": scoring,
+        "transfer": transfer,
+        "multifidelity": multifidelity,
+        "claims": claims,
+    }
     if name in special:
         special[name](trials, jobs)
     else:
@@ -135,8 +143,11 @@ def main() -> None:
     from nmthpo.studies.grids import EXPERIMENTS, FOLDERS, book_dir
 
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--only", default=",".join(EXPERIMENTS),
-                   help=f"comma-separated subset of: {', '.join(EXPERIMENTS)}")
+    p.add_argument(
+        "--only",
+        default=",".join(EXPERIMENTS),
+        help=f"comma-separated subset of: {', '.join(EXPERIMENTS)}",
+    )
     p.add_argument("--trials", type=int, default=100)
     p.add_argument("--jobs", type=int, default=2)
     args = p.parse_args()
@@ -154,8 +165,10 @@ def main() -> None:
         walls[n] = time.perf_counter() - t0
         print(f"== {n}: {walls[n]:.1f} s wall", flush=True)
     total = time.perf_counter() - start
-    print(f"== make results: {total:.1f} s wall ({total / 60:.1f} min), --jobs {args.jobs}",
-          flush=True)
+    print(
+        f"== make results: {total:.1f} s wall ({total / 60:.1f} min), --jobs {args.jobs}",
+        flush=True,
+    )
     if tuple(names) == EXPERIMENTS and args.trials == 100:
         _record_whole(walls, total, args.jobs, fresh)
 
@@ -167,8 +180,12 @@ def _record_whole(walls: dict[str, float], total: float, jobs: int, fresh: bool)
     cached experiments are read back in seconds)."""
     from nmthpo.studies.speed import MAKE_RESULTS_KEY
 
-    record = {"jobs": jobs, "total": round(total, 1), "from_scratch": fresh,
-              "experiments": {k: round(v, 1) for k, v in walls.items()}}
+    record = {
+        "jobs": jobs,
+        "total": round(total, 1),
+        "from_scratch": fresh,
+        "experiments": {k: round(v, 1) for k, v in walls.items()},
+    }
     _update_timings(lambda d: d.__setitem__(MAKE_RESULTS_KEY, record))
 
 

@@ -83,9 +83,9 @@ def export(target: str, sources: list[str], budget: int, seed: int, out: Path) -
             A = opt.S_mean[:, rows].T
             for f in range(opt.n_cv):
                 te = folds == f
-                cv_s[i, :rows.size][te] = A[te] @ simplex_weights(A[~te], ys[~te])
+                cv_s[i, : rows.size][te] = A[te] @ simplex_weights(A[~te], ys[~te])
                 part = opt._fixed_gp(X[rows][~te], ys[~te], opt.cv_refit)
-                cv_t[i, :rows.size][te] = part.predict(X[rows][te])[0]
+                cv_t[i, : rows.size][te] = part.predict(X[rows][te])[0]
         opt.rng.bit_generator.state = after
         p_ours[i] = res[2]
         return res
@@ -98,10 +98,22 @@ def export(target: str, sources: list[str], budget: int, seed: int, out: Path) -
         opt.tell(r, bleu[r])
     rows = np.asarray(opt.rows)
     out.parent.mkdir(parents=True, exist_ok=True)
-    np.savez(out, target=target, sources=np.array(sources), X=X, rows=rows, bleu=bleu[rows],
-             A=opt.S_mean[:, rows].T, src_X=np.stack([s.X for s in srcs]),
-             src_y=np.stack([s.y for s in srcs]), w_ours=w_ours, p_ours=p_ours,
-             suggestion=suggestion, cv_s=cv_s, cv_t=cv_t)
+    np.savez(
+        out,
+        target=target,
+        sources=np.array(sources),
+        X=X,
+        rows=rows,
+        bleu=bleu[rows],
+        A=opt.S_mean[:, rows].T,
+        src_X=np.stack([s.X for s in srcs]),
+        src_y=np.stack([s.y for s in srcs]),
+        w_ours=w_ours,
+        p_ours=p_ours,
+        suggestion=suggestion,
+        cv_s=cv_s,
+        cv_t=cv_t,
+    )
     print(f"exported {steps} TransBO steps on {target} (sources {', '.join(sources)}) -> {out}")
 
 
@@ -118,17 +130,25 @@ def compare(ours: Path, theirs: Path) -> int:
         y = a["bleu"][:t]
         ys = (y - y.mean()) / (y.std() if y.std() > 0 else 1.0)
         p_raw[i] = cv_target_weight(a["cv_s"][i, :t], a["cv_t"][i, :t], ys)
-    print(f"(a) Phase-1 weights, our SLSQP vs OpenBox scipy_solve on the same matrix: "
-          f"max |dw| = {np.nanmax(dw):.2e} (median {np.nanmedian(dw):.2e}) over {dw.size} steps")
+    print(
+        f"(a) Phase-1 weights, our SLSQP vs OpenBox scipy_solve on the same matrix: "
+        f"max |dw| = {np.nanmax(dw):.2e} (median {np.nanmedian(dw):.2e}) over {dw.size} steps"
+    )
     if ok.any():
-        print(f"    CV target weight on the same out-of-fold matrix: max |dp| before the "
-              f"non-decreasing max = {np.nanmax(np.abs(b['p_solver'] - p_raw)):.2e}")
+        print(
+            f"    CV target weight on the same out-of-fold matrix: max |dp| before the "
+            f"non-decreasing max = {np.nanmax(np.abs(b['p_solver'] - p_raw)):.2e}"
+        )
     same = np.mean(a["suggestion"] == b["suggestion_topo"])
-    print(f"(b) OpenBox TOPO_V3 (one-phase, own GP): suggestion equals ours in {100 * same:.0f}% "
-          f"of {a['suggestion'].size} steps; final weights ours w={np.round(a['w_ours'][-1], 3)}"
-          f" p_T={a['p_ours'][-1]:.3f}; OpenBox {np.round(b['w_topo'][-1], 3)}")
-    print(f"    our suggestion's position in OpenBox's EI order (0 = its own choice): median "
-          f"{np.median(b['rank_ours']):.0f}, per step {b['rank_ours'].tolist()}")
+    print(
+        f"(b) OpenBox TOPO_V3 (one-phase, own GP): suggestion equals ours in {100 * same:.0f}% "
+        f"of {a['suggestion'].size} steps; final weights ours w={np.round(a['w_ours'][-1], 3)}"
+        f" p_T={a['p_ours'][-1]:.3f}; OpenBox {np.round(b['w_topo'][-1], 3)}"
+    )
+    print(
+        f"    our suggestion's position in OpenBox's EI order (0 = its own choice): median "
+        f"{np.median(b['rank_ours']):.0f}, per step {b['rank_ours'].tolist()}"
+    )
     return 0 if np.nanmax(dw) < 1e-2 else 1
 
 
@@ -164,8 +184,10 @@ def run_openbox(data: Path, out: Path) -> None:
                 h.update_observation(Observation(config=cfg(x), objectives=[-float(y)]))
             source_data.append(h)
     except ImportError:  # older OpenBox: {Configuration: performance} dictionaries
-        source_data = [{cfg(x): -float(y) for x, y in zip(sx, sy, strict=True)}
-                       for sx, sy in zip(z["src_X"], z["src_y"], strict=True)]
+        source_data = [
+            {cfg(x): -float(y) for x, y in zip(sx, sy, strict=True)}
+            for sx, sy in zip(z["src_X"], z["src_y"], strict=True)
+        ]
     w_solver = np.full((steps, K), np.nan)
     p_solver = np.full(steps, np.nan)
     w_topo = np.full((steps, K + 1), np.nan)
@@ -195,8 +217,14 @@ def run_openbox(data: Path, out: Path) -> None:
         ei[rows[:t]] = -np.inf
         sugg[i] = int(np.argmax(ei))
         rank_ours[i] = int(np.sum(ei > ei[z["suggestion"][i]]))
-    np.savez(out, w_solver=w_solver, p_solver=p_solver, w_topo=w_topo, rank_ours=rank_ours,
-             suggestion_topo=sugg)
+    np.savez(
+        out,
+        w_solver=w_solver,
+        p_solver=p_solver,
+        w_topo=w_topo,
+        rank_ours=rank_ours,
+        suggestion_topo=sugg,
+    )
     print(f"OpenBox results for {steps} steps -> {out}")
 
 

@@ -29,8 +29,11 @@ _FENCE = re.compile(r"^(`{3,}|~{3,})(?![ \t]*\{)[^\n]*\n.*?^\1[ \t]*$", re.S | r
 _CODE = re.compile(r"`[^`\n]*`")
 _ROLE = re.compile(r"\{[\w:\-]+\}`[^`]*`")
 _LINK = re.compile(r"\]\([^)]*\)")
-_REF = re.compile(r"(?:Sections?|Sec\.|Secs\.|Tables?|Figures?|Figs?\.|Eqs?\.|Equations?|"
-                  r"Appendix|footnotes?|§|version|v)\s*\d+(?:\.\d+)+", re.I)
+_REF = re.compile(
+    r"(?:Sections?|Sec\.|Secs\.|Tables?|Figures?|Figs?\.|Eqs?\.|Equations?|"
+    r"Appendix|footnotes?|§|version|v)\s*\d+(?:\.\d+)+",
+    re.I,
+)
 _DECIMAL = re.compile(r"(?<![\w.])[-−+]?\d+\.\d+(?![\w.]*\d)")
 
 
@@ -52,7 +55,7 @@ def decimals(text: str) -> list[tuple[str, str]]:
     found = []
     for m in _DECIMAL.finditer(text):
         num = m.group(0).lstrip("+").replace("−", "-")
-        ctx = text[max(0, m.start() - 40): m.end() + 40].replace("\n", " ")
+        ctx = text[max(0, m.start() - 40) : m.end() + 40].replace("\n", " ")
         found.append((num, ctx))
     return found
 
@@ -61,12 +64,10 @@ def allow_list(path: Path = ALLOW) -> dict[str, dict[str, str]]:
     """``{chapter: {number: where}}`` from the allow-list."""
     out: dict[str, dict[str, str]] = {}
     with path.open(encoding="utf-8") as f:
-        rows = csv.reader((ln for ln in f if ln.strip() and not ln.startswith("#")),
-                          delimiter="\t")
+        rows = csv.reader((ln for ln in f if ln.strip() and not ln.startswith("#")), delimiter="\t")
         for row in rows:
             if len(row) != 3:
-                raise ValueError(f"{path}: each line is 'chapter<TAB>number<TAB>where', got "
-                                 f"{row}")
+                raise ValueError(f"{path}: each line is 'chapter<TAB>number<TAB>where', got {row}")
             chapter, number, where = (x.strip() for x in row)
             out.setdefault(chapter, {})[number] = where
     return out
@@ -82,12 +83,16 @@ def problems() -> list[str]:
             for num, ctx in decimals(text):
                 seen.add(num)
                 if num not in allowed.get(chapter, {}):
-                    out.append(f"{chapter}: typed number {num} in '...{ctx.strip()}...' "
-                               "(glue it from the computation, or add the paper's quotation "
-                               "to book/quotations.tsv)")
+                    out.append(
+                        f"{chapter}: typed number {num} in '...{ctx.strip()}...' "
+                        "(glue it from the computation, or add the paper's quotation "
+                        "to book/quotations.tsv)"
+                    )
         for num in sorted(set(allowed.get(chapter, {})) - seen):
-            out.append(f"{chapter}: allow-list entry {num} is not in the text any more "
-                       "(remove it from book/quotations.tsv)")
+            out.append(
+                f"{chapter}: allow-list entry {num} is not in the text any more "
+                "(remove it from book/quotations.tsv)"
+            )
     unknown = sorted(set(allowed) - set(sources()))
     out += [f"book/quotations.tsv names unknown chapter {c}" for c in unknown]
     return out

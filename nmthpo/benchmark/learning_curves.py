@@ -50,23 +50,30 @@ __all__ = [
 # (nmthpo.benchmark.tasks).
 #: Fine-tuned LLM tasks (BLEU curves, maximised), alphabetical: ``lc-finetune-fr-en``,
 #: ``lc-finetune-zh-en``.
-LC_FINETUNE_TASKS: tuple[str, ...] = tuple(sorted(task_names("learning-curve",
-                                                             "nmtlc-finetune")))
+LC_FINETUNE_TASKS: tuple[str, ...] = tuple(sorted(task_names("learning-curve", "nmtlc-finetune")))
 #: From-scratch Transformer tasks (perplexity curves, minimised), in the NMTHPO order of the
 #: pairs: ``lc-scratch-zh-en`` ... ``lc-scratch-so-en``.
 LC_SCRATCH_TASKS: tuple[str, ...] = task_names("learning-curve", "nmtlc-scratch")
 #: Every learning-curve task.
 LC_TASKS: tuple[str, ...] = LC_FINETUNE_TASKS + LC_SCRATCH_TASKS
 
-_SCRATCH_FEATURES = ("dataset_size", "initial_lr", "model_size", "ff_num_hidden", "num_layers",
-                     "batch_size", "bpe")
+_SCRATCH_FEATURES = (
+    "dataset_size",
+    "initial_lr",
+    "model_size",
+    "ff_num_hidden",
+    "num_layers",
+    "batch_size",
+    "bpe",
+)
 
 
 def check_lc_task(task: str) -> str:
     """Return ``task`` if it has a learning-curve view, else raise a ``KeyError`` naming them."""
     if task not in LC_TASKS:
-        raise KeyError(f"task {task!r} has no learning curves; learning-curve tasks: "
-                       f"{', '.join(LC_TASKS)}")
+        raise KeyError(
+            f"task {task!r} has no learning curves; learning-curve tasks: {', '.join(LC_TASKS)}"
+        )
     return task
 
 
@@ -178,10 +185,16 @@ class LearningCurveTable:
 
     def summary(self) -> dict[str, object]:
         """Configurations, curve lengths and the oracle's final value."""
-        return {"task": self.task, "metric": self.metric, "configurations": self.n_rows,
-                "shortest": int(self.lengths.min()), "median": float(np.median(self.lengths)),
-                "longest": self.max_len, "checkpoints": self.total_cost,
-                "best final": round(self.best_final, 2)}
+        return {
+            "task": self.task,
+            "metric": self.metric,
+            "configurations": self.n_rows,
+            "shortest": int(self.lengths.min()),
+            "median": float(np.median(self.lengths)),
+            "longest": self.max_len,
+            "checkpoints": self.total_cost,
+            "best final": round(self.best_final, 2),
+        }
 
 
 @functools.cache
@@ -208,7 +221,7 @@ def _build(task: str) -> LearningCurveTable:
     width = int(lengths.max())
     raw = np.full((len(curves), width), np.nan)
     for i, c in enumerate(curves):
-        raw[i, :c.size] = c
+        raw[i, : c.size] = c
     acc = np.fmax.accumulate if finetune else np.fmin.accumulate
     best = acc(raw, axis=1)  # NaN after the end: fmax/fmin carry the last best
     if finetune:
@@ -219,9 +232,16 @@ def _build(task: str) -> LearningCurveTable:
     else:
         configs = sub[list(_SCRATCH_FEATURES)].copy()
         X = _unit_log(configs, _SCRATCH_FEATURES)
-    return LearningCurveTable(task=task, metric="bleu" if finetune else "perplexity",
-                              maximise=finetune, configs=configs, X=np.asarray(X, float),
-                              raw=raw, best=best, lengths=lengths)
+    return LearningCurveTable(
+        task=task,
+        metric="bleu" if finetune else "perplexity",
+        maximise=finetune,
+        configs=configs,
+        X=np.asarray(X, float),
+        raw=raw,
+        best=best,
+        lengths=lengths,
+    )
 
 
 @functools.cache

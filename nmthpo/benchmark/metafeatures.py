@@ -143,6 +143,5 @@ def transfer_metafeatures(target: str, sources: Sequence[_Sampled]) -> TransferM
     """:class:`TransferMetaFeatures` of ``target`` and sampled ``sources`` (each with ``task``
     and its evaluated ``rows``, e.g. a :class:`~nmthpo.optimizers.transfer.sources.SourceTask`).
     """
-    S = np.vstack([metafeatures(s.task, s.rows) for s in sources]) if sources else \
-        np.empty((0, 0))
+    S = np.vstack([metafeatures(s.task, s.rows) for s in sources]) if sources else np.empty((0, 0))
     return TransferMetaFeatures(S, task_rows(target))

@@ -24,8 +24,14 @@ import numpy as np
 import pandas as pd
 
 __all__ = [
-    "DISPLAY_NAMES", "HYPERPARAMETERS", "SHARED_SCALES", "UPSTREAM_SCALES", "Scale",
-    "search_space", "shared_encoding", "upstream_scaling",
+    "DISPLAY_NAMES",
+    "HYPERPARAMETERS",
+    "SHARED_SCALES",
+    "UPSTREAM_SCALES",
+    "Scale",
+    "search_space",
+    "shared_encoding",
+    "upstream_scaling",
 ]
 
 #: Hyperparameter column names, in the order of the ``.hyps`` files.

@@ -111,9 +111,7 @@ class SubGrid:
         restr = []
         for name in allowed:
             if name not in grid:
-                raise KeyError(
-                    f"unknown hyperparameter {name!r}; valid: {', '.join(grid)}"
-                )
+                raise KeyError(f"unknown hyperparameter {name!r}; valid: {', '.join(grid)}")
         for name, values in grid.items():
             if name not in allowed:
                 continue
@@ -232,8 +230,9 @@ def parse_space(text: str, grid: Mapping[str, Sequence[float]]) -> SubGrid:
         if not rhs:
             raise ValueError(f"clause {clause.strip()!r} has no value after {op!r}")
         if op in ("=", "!="):
-            picked = {_match_grid(_parse_number(t, clause), values, name, clause)
-                      for t in rhs.split("|")}
+            picked = {
+                _match_grid(_parse_number(t, clause), values, name, clause) for t in rhs.split("|")
+            }
             keep = picked if op == "=" else set(values) - picked
         else:
             if "|" in rhs:

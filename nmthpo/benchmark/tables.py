@@ -22,8 +22,17 @@ from nmthpo.benchmark.space import HYPERPARAMETERS, shared_encoding
 from nmthpo.benchmark.tasks import task_names
 
 __all__ = [
-    "METRICS", "NMTHPO_TASKS", "NMTLC_HYPERPARAMETERS", "NMTLC_TASKS", "PAPER_TABLE2", "TASKS",
-    "LookupTable", "check_task", "load_table", "pareto_mask", "task_family",
+    "METRICS",
+    "NMTHPO_TASKS",
+    "NMTLC_HYPERPARAMETERS",
+    "NMTLC_TASKS",
+    "PAPER_TABLE2",
+    "TASKS",
+    "LookupTable",
+    "check_task",
+    "load_table",
+    "pareto_mask",
+    "task_family",
 ]
 
 #: The six NMTHPO tasks, in the paper's order (``zh-en ru-en ja-en en-ja sw-en so-en``).
@@ -39,7 +48,12 @@ TASKS: tuple[str, ...] = task_names("lookup")
 
 #: Metric columns of the ``.evals`` files, in order.
 METRICS: tuple[str, ...] = (
-    "dev_bleu", "dev_gpu_time", "dev_ppl", "num_updates", "gpu_memory", "num_param"
+    "dev_bleu",
+    "dev_gpu_time",
+    "dev_ppl",
+    "num_updates",
+    "gpu_memory",
+    "num_param",
 )
 
 #: The paper's Table 2 (rows, best BLEU), for checks and for the book's side-by-side tables.
@@ -217,6 +231,7 @@ def _load_nmthpo(task: str) -> LookupTable:
 
 def _nmtlc_shared(configs: pd.DataFrame) -> np.ndarray:
     """Encoding of the NMTLC LLM space: LLM family one-hot, log sizes, log rank/batch/lr."""
+
     def unit(x: np.ndarray) -> np.ndarray:
         lo, hi = x.min(), x.max()
         return np.zeros_like(x) if hi == lo else (x - lo) / (hi - lo)
@@ -247,23 +262,35 @@ def _load_nmtlc_task(task: str) -> LookupTable:
         ("xglm", 2048, 24): ("xglm-1.7b", 1.7e9),
         ("xglm", 2048, 48): ("xglm-2.9b", 2.9e9),
     }
-    llm = [sizes[(b, int(m), int(n))] for b, m, n in
-           zip(sub["basemodel"], sub["model_size"], sub["num_layers"], strict=True)]
-    configs = pd.DataFrame({
-        "llm": [name for name, _ in llm],
-        "llm_params": [p for _, p in llm],
-        "lora_rank": sub["r"].astype(int),
-        "batch_size": sub["batch_size"].astype(int),
-        "lr": sub["initial_lr"].astype(float),
-    })
-    metrics = pd.DataFrame({
-        "dev_bleu": sub["bleu_optimal"].astype(float),
-        "dev_ppl": sub["perplexity_optimal"].astype(float),
-        "max_len": sub["max_len"].astype(int),
-    })
+    llm = [
+        sizes[(b, int(m), int(n))]
+        for b, m, n in zip(sub["basemodel"], sub["model_size"], sub["num_layers"], strict=True)
+    ]
+    configs = pd.DataFrame(
+        {
+            "llm": [name for name, _ in llm],
+            "llm_params": [p for _, p in llm],
+            "lora_rank": sub["r"].astype(int),
+            "batch_size": sub["batch_size"].astype(int),
+            "lr": sub["initial_lr"].astype(float),
+        }
+    )
+    metrics = pd.DataFrame(
+        {
+            "dev_bleu": sub["bleu_optimal"].astype(float),
+            "dev_ppl": sub["perplexity_optimal"].astype(float),
+            "max_len": sub["max_len"].astype(int),
+        }
+    )
     enc = _nmtlc_shared(configs)
-    return LookupTable(task=task, configs=configs, metrics=metrics, scaled=enc, shared=enc,
-                       pareto=np.zeros(len(configs), dtype=bool))
+    return LookupTable(
+        task=task,
+        configs=configs,
+        metrics=metrics,
+        scaled=enc,
+        shared=enc,
+        pareto=np.zeros(len(configs), dtype=bool),
+    )
 
 
 @functools.cache

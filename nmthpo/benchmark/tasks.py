@@ -84,20 +84,59 @@ class Task:
 
 
 def _tasks() -> tuple[Task, ...]:
-    out = [Task(p, ("lookup",), "nmthpo", "bleu", True,
-                f"NMTHPO {p}: Transformer models of Table 1's grid (Zhang & Duh 2020)")
-           for p in _PAIRS]
+    out = [
+        Task(
+            p,
+            ("lookup",),
+            "nmthpo",
+            "bleu",
+            True,
+            f"NMTHPO {p}: Transformer models of Table 1's grid (Zhang & Duh 2020)",
+        )
+        for p in _PAIRS
+    ]
     # the order of these two is the order of TASKS (task codes seed source samples)
-    out += [Task(f"lc-finetune-{p}", ("lookup", "learning-curve"), "nmtlc-finetune", "bleu",
-                 True, f"NMTLC {p}: LoRA fine-tuned LLMs, BLEU per checkpoint (Zhang & Duh "
-                 "2024)") for p in ("zh-en", "fr-en")]
-    out += [Task(f"lc-scratch-{p}", ("learning-curve",), "nmtlc-scratch", "perplexity", False,
-                 f"NMTLC {p}: Transformers trained from scratch, dev perplexity per "
-                 "checkpoint (Zhang & Duh 2024)") for p in _PAIRS]
-    out += [Task("branin", ("synthetic",), "synthetic", "f", True,
-                 "negated Branin-Hoo function on [0, 1]^2 (Chapter 6)"),
-            Task("hartmann6", ("synthetic",), "synthetic", "f", True,
-                 "Hartmann-6 function on [0, 1]^6 (Chapter 6)")]
+    out += [
+        Task(
+            f"lc-finetune-{p}",
+            ("lookup", "learning-curve"),
+            "nmtlc-finetune",
+            "bleu",
+            True,
+            f"NMTLC {p}: LoRA fine-tuned LLMs, BLEU per checkpoint (Zhang & Duh 2024)",
+        )
+        for p in ("zh-en", "fr-en")
+    ]
+    out += [
+        Task(
+            f"lc-scratch-{p}",
+            ("learning-curve",),
+            "nmtlc-scratch",
+            "perplexity",
+            False,
+            f"NMTLC {p}: Transformers trained from scratch, dev perplexity per "
+            "checkpoint (Zhang & Duh 2024)",
+        )
+        for p in _PAIRS
+    ]
+    out += [
+        Task(
+            "branin",
+            ("synthetic",),
+            "synthetic",
+            "f",
+            True,
+            "negated Branin-Hoo function on [0, 1]^2 (Chapter 6)",
+        ),
+        Task(
+            "hartmann6",
+            ("synthetic",),
+            "synthetic",
+            "f",
+            True,
+            "Hartmann-6 function on [0, 1]^6 (Chapter 6)",
+        ),
+    ]
     return tuple(out)
 
 
@@ -112,8 +151,11 @@ def task_names(kind: str | None = None, family: str | None = None) -> tuple[str,
         raise ValueError(f"unknown task kind {kind!r}; valid: {', '.join(KINDS)}")
     if family is not None and family not in FAMILIES:
         raise ValueError(f"unknown task family {family!r}; valid: {', '.join(FAMILIES)}")
-    return tuple(t.name for t in REGISTRY.values()
-                 if (kind is None or t.has(kind)) and (family is None or t.family == family))
+    return tuple(
+        t.name
+        for t in REGISTRY.values()
+        if (kind is None or t.has(kind)) and (family is None or t.family == family)
+    )
 
 
 def get_task(name: str) -> Task:
@@ -135,9 +177,16 @@ def summary(name: str) -> dict[str, Any]:
     data (cached per process), except for synthetic tasks.
     """
     task = get_task(name)
-    out: dict[str, Any] = {"task": name, "kind": task.kind, "rows": None,
-                           "metric": task.metric, "best": None, "best_bleu": None,
-                           "best_ties": None, "pareto": None}
+    out: dict[str, Any] = {
+        "task": name,
+        "kind": task.kind,
+        "rows": None,
+        "metric": task.metric,
+        "best": None,
+        "best_bleu": None,
+        "best_ties": None,
+        "pareto": None,
+    }
     if task.has("lookup"):
         from nmthpo.benchmark.tables import load_table
 
@@ -147,8 +196,11 @@ def summary(name: str) -> dict[str, Any]:
         from nmthpo.benchmark.learning_curves import load_curves
 
         curves = load_curves(name)
-        out.update(rows=curves.n_rows, best=round(curves.best_final, 2),
-                   best_ties=int(curves.best_rows.size))
+        out.update(
+            rows=curves.n_rows,
+            best=round(curves.best_final, 2),
+            best_ties=int(curves.best_rows.size),
+        )
         if curves.metric == "bleu":
             out["best_bleu"] = out["best"]
     else:

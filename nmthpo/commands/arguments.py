@@ -25,13 +25,13 @@ __all__ = [
 
 #: Documented upper limits of sizes (memory stays bounded; far above any study of the book).
 LIMITS: dict[str, int] = {
-    "trials": 100_000,      # repeated trials / repetitions of one run
+    "trials": 100_000,  # repeated trials / repetitions of one run
     "iterations": 100_000,  # GA iterations per trial
-    "budget": 100_000,      # evaluations per trial (also bounded by the table's rows)
+    "budget": 100_000,  # evaluations per trial (also bounded by the table's rows)
     "population": 100_000,  # initial population (also bounded by the table's rows)
     "score_budget": 10_000,  # score-spaces budgets (batch sizes of the Monte Carlo scores)
-    "jobs": 256,            # worker processes
-    "seed": 2**63 - 1,      # numpy seeds are non-negative integers
+    "jobs": 256,  # worker processes
+    "seed": 2**63 - 1,  # numpy seeds are non-negative integers
 }
 
 
@@ -56,7 +56,8 @@ def bounded(low: float, high: float | None = None, kind: type = int) -> Callable
         if high is not None and v > high:
             raise argparse.ArgumentTypeError(
                 f"must be at most {high:,} (a documented limit that keeps memory bounded), "
-                f"got {text}")
+                f"got {text}"
+            )
         return v
 
     parse.__name__ = f"{kind.__name__}>={low:g}"
@@ -68,8 +69,9 @@ def at_least(low: float, kind: type = int) -> Callable[[str], float]:
     return bounded(low, None, kind)
 
 
-def int_list(low: int = 1, high: int | None = None,
-             example: str = "1,2,5") -> Callable[[str], list[int]]:
+def int_list(
+    low: int = 1, high: int | None = None, example: str = "1,2,5"
+) -> Callable[[str], list[int]]:
     """An argparse type: comma-separated integers, each in ``[low, high]``, at least one."""
     one = bounded(low, high)
 
@@ -83,8 +85,8 @@ def int_list(low: int = 1, high: int | None = None,
                 out.append(int(one(tok)))
             except argparse.ArgumentTypeError as exc:
                 raise argparse.ArgumentTypeError(
-                    f"{tok!r} in {text!r}: {exc}; give comma-separated integers such as "
-                    f"{example}") from None
+                    f"{tok!r} in {text!r}: {exc}; give comma-separated integers such as {example}"
+                ) from None
         return out
 
     parse.__name__ = "list of integers"

@@ -32,8 +32,10 @@ def _cmd_claims(args: argparse.Namespace) -> int:
 
     path = results_dir() / LEDGER_FILE
     if not args.recompute and not path.is_file():
-        raise UsageError(f"no ledger at {path}; write it with `make results` (or "
-                         "`tools/make_results.py --only claims`), or pass --recompute")
+        raise UsageError(
+            f"no ledger at {path}; write it with `make results` (or "
+            "`tools/make_results.py --only claims`), or pass --recompute"
+        )
     from nmthpo.engine.numbers import fmt_pair
     from nmthpo.studies.ledger import counts, ledger, read_ledger
 
@@ -49,16 +51,25 @@ def _cmd_claims(args: argparse.Namespace) -> int:
         frame = frame[frame["verdict"] == args.verdict]
     if args.json:
         rows = [{k: _value(v) for k, v in r.items()} for r in frame.to_dict("records")]
-        print(json.dumps({"claims": rows,
-                          "counts": {k: int(v) for k, v in counts(frame).items()}},
-                         indent=2, ensure_ascii=False))
+        print(
+            json.dumps(
+                {"claims": rows, "counts": {k: int(v) for k, v in counts(frame).items()}},
+                indent=2,
+                ensure_ascii=False,
+            )
+        )
         return 0
     width = max([len(str(i)) for i in frame["id"]] + [4]) + 2
     for r in frame.to_dict("records"):
-        ci = ("" if _value(r["ci_low"]) is None
-              else " [{}, {}]".format(*fmt_pair(r["ci_low"], r["ci_high"])))
-        print(f"{r['id']:<{width}}{r['verdict']:<16}ours {r['ours']}{ci}; paper "
-              f"{r['paper_value']}: {r['statement']}")
+        ci = (
+            ""
+            if _value(r["ci_low"]) is None
+            else " [{}, {}]".format(*fmt_pair(r["ci_low"], r["ci_high"]))
+        )
+        print(
+            f"{r['id']:<{width}}{r['verdict']:<16}ours {r['ours']}{ci}; paper "
+            f"{r['paper_value']}: {r['statement']}"
+        )
     c = counts(frame)
     print(f"{len(frame)} claims: " + ", ".join(f"{int(n)} {v}" for v, n in c.items()))
     return 0
@@ -71,13 +82,30 @@ def register(subparsers: Any) -> None:
 
     p = subparsers.add_parser("claims", help=HELP)
     p.add_argument("--json", action="store_true", help="every field, as JSON")
-    p.add_argument("--paper", default=None, choices=list(PAPERS), metavar="PAPER",
-                   help=f"only this paper ({', '.join(PAPERS)})")
-    p.add_argument("--chapter", default=None, choices=list(SOURCES), metavar="CHAPTER",
-                   help="only this chapter (e.g. 02_single_objective)")
-    p.add_argument("--verdict", default=None, choices=list(VERDICTS), metavar="VERDICT",
-                   help=f"only this verdict ({', '.join(VERDICTS)})")
-    p.add_argument("--recompute", action="store_true",
-                   help="evaluate the records on the cached runs instead of reading "
-                   "results/claims.csv")
+    p.add_argument(
+        "--paper",
+        default=None,
+        choices=list(PAPERS),
+        metavar="PAPER",
+        help=f"only this paper ({', '.join(PAPERS)})",
+    )
+    p.add_argument(
+        "--chapter",
+        default=None,
+        choices=list(SOURCES),
+        metavar="CHAPTER",
+        help="only this chapter (e.g. 02_single_objective)",
+    )
+    p.add_argument(
+        "--verdict",
+        default=None,
+        choices=list(VERDICTS),
+        metavar="VERDICT",
+        help=f"only this verdict ({', '.join(VERDICTS)})",
+    )
+    p.add_argument(
+        "--recompute",
+        action="store_true",
+        help="evaluate the records on the cached runs instead of reading results/claims.csv",
+    )
     p.set_defaults(func=_cmd_claims)

@@ -29,14 +29,18 @@ from typing import Any
 
 __all__ = ["HELP", "register"]
 
-HELP = ("rank runs of `nmthpo run` against the book's baselines (intervals, paired tests, "
-        "critical differences)")
+HELP = (
+    "rank runs of `nmthpo run` against the book's baselines (intervals, paired tests, "
+    "critical differences)"
+)
 
 
 def _print_tests(tests: Sequence[dict[str, Any]], mine: Sequence[str]) -> None:
     sig = [t for t in tests if t["better"] is not None]
-    print(f"{len(sig)} of {len(tests)} pairs differ (Wilcoxon signed-rank, Holm over these "
-          f"pairs, alpha 0.05); for your runs:")
+    print(
+        f"{len(sig)} of {len(tests)} pairs differ (Wilcoxon signed-rank, Holm over these "
+        f"pairs, alpha 0.05); for your runs:"
+    )
     for t in tests:
         if t["a"] in mine or t["b"] in mine:
             verdict = f"{t['better']} better" if t["better"] else "no difference"
@@ -45,12 +49,16 @@ def _print_tests(tests: Sequence[dict[str, Any]], mine: Sequence[str]) -> None:
 
 def _print_one(comp: Any) -> None:
     board = comp.leaderboard()
-    print(f"task {comp.task}, objective {comp.objective}, {comp.trials} paired trials, "
-          f"ties={comp.ties}; {comp.metric} (mean, 95% CI), ratio to random search, mean rank")
+    print(
+        f"task {comp.task}, objective {comp.objective}, {comp.trials} paired trials, "
+        f"ties={comp.ties}; {comp.metric} (mean, 95% CI), ratio to random search, mean rank"
+    )
     width = max(len(str(n)) for n in board.index) + 2
     for name, r in board.iterrows():
-        print(f"{name!s:<{width}}{r['mean']:>9.2f}  [{r['ci_low']:.2f}, {r['ci_high']:.2f}]"
-              f"  x{r['rel_rs']:.2f} RS  rank {r['mean_rank']:.2f}")
+        print(
+            f"{name!s:<{width}}{r['mean']:>9.2f}  [{r['ci_low']:.2f}, {r['ci_high']:.2f}]"
+            f"  x{r['rel_rs']:.2f} RS  rank {r['mean_rank']:.2f}"
+        )
     if comp.design is not None:
         print(f"design: {comp.design.summary()}")
     _print_tests(comp.tests, comp.mine)
@@ -69,9 +77,11 @@ def _check_tasks(dirs: Sequence[str], task: str) -> None:
         if spec.task != task:
             other.append(f"{d} (task {spec.task})")
     if other:
-        raise UsageError(f"--task {task}: {', '.join(other)} "
-                         f"{'is a run' if len(other) == 1 else 'are runs'} of another task; "
-                         f"pass only runs of {task}, or --task all to compare every task")
+        raise UsageError(
+            f"--task {task}: {', '.join(other)} "
+            f"{'is a run' if len(other) == 1 else 'are runs'} of another task; "
+            f"pass only runs of {task}, or --task all to compare every task"
+        )
 
 
 def _warn(designs: dict[str, Any]) -> None:
@@ -108,8 +118,14 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         _warn({"pooled over tasks": pooled, **per_task})
     else:
         _warn({"": plan(runs, args.task, baselines, args.pairs, book=book)})
-    kw = dict(baselines=baselines, ties=args.ties, metric=args.metric,
-              progress=not args.quiet, pairs=args.pairs, book=book)
+    kw = dict(
+        baselines=baselines,
+        ties=args.ties,
+        metric=args.metric,
+        progress=not args.quiet,
+        pairs=args.pairs,
+        book=book,
+    )
     if args.task == "all":
         ranking = compare_tasks(runs, **kw)  # type: ignore[arg-type]
         obj: Any = ranking
@@ -121,8 +137,10 @@ def _cmd_compare(args: argparse.Namespace) -> int:
                 print()
             comps = list(ranking.comparisons.values())
             mine = [k for k in comps[0].mine if all(k in c.mine for c in comps)]
-            print(f"pooled over {len(comps)} tasks: {comps[0].metric} over random search's "
-                  "mean on the task (1 = random search); mean:")
+            print(
+                f"pooled over {len(comps)} tasks: {comps[0].metric} over random search's "
+                "mean on the task (1 = random search); mean:"
+            )
             for name, v in sorted(ranking.pooled_scores.items(), key=lambda kv: kv[1]):
                 print(f"  {name}: {v:.2f}")
             if ranking.pooled_design is not None:
@@ -130,8 +148,10 @@ def _cmd_compare(args: argparse.Namespace) -> int:
             _print_tests(ranking.pooled, mine)
             print()
             cd = "n/a" if ranking.cd is None else f"{ranking.cd:.2f}"
-            print(f"average ranks over {len(ranking.comparisons)} tasks ({ranking.omnibus} "
-                  f"p={ranking.pvalue:.3g}, {ranking.posthoc} critical difference {cd}):")
+            print(
+                f"average ranks over {len(ranking.comparisons)} tasks ({ranking.omnibus} "
+                f"p={ranking.pvalue:.3g}, {ranking.posthoc} critical difference {cd}):"
+            )
             for name, r in ranking.ranks.items():
                 print(f"  {name}: {r:.2f}")
     else:
@@ -153,20 +173,36 @@ def _cmd_compare(args: argparse.Namespace) -> int:
 def register(subparsers: Any) -> None:
     """Add the ``compare`` subcommand to ``subparsers``."""
     p = subparsers.add_parser("compare", help=HELP)
-    p.add_argument("run_dirs", nargs="+", metavar="RUN_DIR",
-                   help="directories written by `nmthpo run ... --out RUN_DIR`, all of --task")
+    p.add_argument(
+        "run_dirs",
+        nargs="+",
+        metavar="RUN_DIR",
+        help="directories written by `nmthpo run ... --out RUN_DIR`, all of --task",
+    )
     p.add_argument("--task", required=True, help="the task to compare on, or 'all'")
-    p.add_argument("--baselines", default=None,
-                   help="comma-separated registry names (default: the book's methods of "
-                        "the objective; rs is always included)")
-    p.add_argument("--pairs", choices=["mine", "all"], default="mine",
-                   help="pairs to test (Holm over them): your runs against each baseline and "
-                        "among themselves (mine, default), or every pair (all)")
+    p.add_argument(
+        "--baselines",
+        default=None,
+        help="comma-separated registry names (default: the book's methods of "
+        "the objective; rs is always included)",
+    )
+    p.add_argument(
+        "--pairs",
+        choices=["mine", "all"],
+        default="mine",
+        help="pairs to test (Holm over them): your runs against each baseline and "
+        "among themselves (mine, default), or every pair (all)",
+    )
     p.add_argument("--ties", choices=["value", "first-id"], default="value")
-    p.add_argument("--metric", default=None,
-                   help="primary metric (default ftb; fto for Pareto runs)")
+    p.add_argument(
+        "--metric", default=None, help="primary metric (default ftb; fto for Pareto runs)"
+    )
     p.add_argument("--json", action="store_true")
-    p.add_argument("--plot", default=None, metavar="FILE",
-                   help="write a figure: leaderboard + runtime ECDF, or the CD diagram")
+    p.add_argument(
+        "--plot",
+        default=None,
+        metavar="FILE",
+        help="write a figure: leaderboard + runtime ECDF, or the CD diagram",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=_cmd_compare)

@@ -28,16 +28,31 @@ def register(subparsers: Any) -> None:
     """Add the ``ga-study`` subcommand to an ``argparse`` subparsers object."""
     p = subparsers.add_parser("ga-study", help=HELP)
     p.add_argument("--task", default="ja-en")
-    p.add_argument("--target", type=float, default=16.0,
-                   help="stop once an individual with BLEU >= TARGET is in the population")
-    p.add_argument("--init-pop", type=int_list(1, LIMITS["population"], "5,10,15,20,25"),
-                   default=[5, 10, 15, 20, 25],
-                   help="initial population sizes, comma-separated (default 5,10,15,20,25; "
-                   "each at most the table's rows)")
-    p.add_argument("--iterations", type=bounded(1, LIMITS["iterations"]), default=1000,
-                   help=f"iterations per trial ({limit_help('iterations')}; default 1000)")
-    p.add_argument("--trials", type=bounded(1, LIMITS["trials"]), default=3,
-                   help=f"trials ({limit_help('trials')}; default 3)")
+    p.add_argument(
+        "--target",
+        type=float,
+        default=16.0,
+        help="stop once an individual with BLEU >= TARGET is in the population",
+    )
+    p.add_argument(
+        "--init-pop",
+        type=int_list(1, LIMITS["population"], "5,10,15,20,25"),
+        default=[5, 10, 15, 20, 25],
+        help="initial population sizes, comma-separated (default 5,10,15,20,25; "
+        "each at most the table's rows)",
+    )
+    p.add_argument(
+        "--iterations",
+        type=bounded(1, LIMITS["iterations"]),
+        default=1000,
+        help=f"iterations per trial ({limit_help('iterations')}; default 1000)",
+    )
+    p.add_argument(
+        "--trials",
+        type=bounded(1, LIMITS["trials"]),
+        default=3,
+        help=f"trials ({limit_help('trials')}; default 3)",
+    )
     p.add_argument("--seed", type=bounded(0, LIMITS["seed"]), default=0)
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=run_command)
@@ -60,11 +75,15 @@ def format_study(study: Any, args: argparse.Namespace) -> str:
     """Plain-text Tables 2-4 with standard errors and the paper's values."""
     from nmthpo.studies.ganapathy.tables import PAPER_BASELINE, PAPER_DIFFERENCE, PAPER_GA
 
-    lines = [f"Ganapathy (2020) on {args.task}: individuals added until BLEU >= {args.target} "
-             f"(initial population included), {args.iterations} iterations x {args.trials} "
-             f"trials, seed {args.seed}"]
-    for which, title, paper in (("ga", "Table 2: genetic algorithm", PAPER_GA),
-                                ("baseline", "Table 3: random baseline", PAPER_BASELINE)):
+    lines = [
+        f"Ganapathy (2020) on {args.task}: individuals added until BLEU >= {args.target} "
+        f"(initial population included), {args.iterations} iterations x {args.trials} "
+        f"trials, seed {args.seed}"
+    ]
+    for which, title, paper in (
+        ("ga", "Table 2: genetic algorithm", PAPER_GA),
+        ("baseline", "Table 3: random baseline", PAPER_BASELINE),
+    ):
         per = study.per_trial(which)
         avg, se = study.average(which), study.std_error(which)
         lines.append("")
@@ -73,11 +92,18 @@ def format_study(study: Any, args: argparse.Namespace) -> str:
         lines.append(head + f"{'average':>10}{'± se':>8}{'paper':>9}")
         for m in study.init_pops:
             ref = f"{paper[m]:>9.3f}" if m in paper else f"{'-':>9}"
-            lines.append(f"{m:>8}" + "".join(f"{v:>10.3f}" for v in per.loc[m])
-                         + f"{avg[m]:>10.3f}{se[m]:>8.3f}" + ref)
+            lines.append(
+                f"{m:>8}"
+                + "".join(f"{v:>10.3f}" for v in per.loc[m])
+                + f"{avg[m]:>10.3f}{se[m]:>8.3f}"
+                + ref
+            )
     diff, dse = study.difference(), study.difference_se()
-    lines += ["", "Table 4: baseline minus GA (positive: GA needs fewer)",
-              f"{'init pop':>8}{'winner':>10}{'difference':>12}{'± se':>8}{'paper':>9}"]
+    lines += [
+        "",
+        "Table 4: baseline minus GA (positive: GA needs fewer)",
+        f"{'init pop':>8}{'winner':>10}{'difference':>12}{'± se':>8}{'paper':>9}",
+    ]
     for m in study.init_pops:
         winner = "GA" if diff[m] > 0 else "baseline"
         ref = f"{PAPER_DIFFERENCE[m]:>9.3f}" if m in PAPER_DIFFERENCE else f"{'-':>9}"

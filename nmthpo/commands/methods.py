@@ -27,19 +27,27 @@ WIDTH = 100
 #: Each adapter prefix of :data:`nmthpo.optimizers.registry.PREFIXES`: the class behind it
 #: (its settings are read from its declaration), what the name after the prefix is, an example.
 _ADAPTERS: dict[str, tuple[str, str, str, str]] = {
-    "optuna": ("nmthpo.optimizers.adapters.optuna:OptunaSampler", "<Sampler>",
-               "optuna:TPESampler", "an Optuna sampler on a lookup table"),
-    "optuna-pruner": ("nmthpo.optimizers.multifidelity.optuna_pruner:OptunaPruner",
-                      "<Pruner>", "optuna-pruner:HyperbandPruner",
-                      "an Optuna pruner on learning curves"),
+    "optuna": (
+        "nmthpo.optimizers.adapters.optuna:OptunaSampler",
+        "<Sampler>",
+        "optuna:TPESampler",
+        "an Optuna sampler on a lookup table",
+    ),
+    "optuna-pruner": (
+        "nmthpo.optimizers.multifidelity.optuna_pruner:OptunaPruner",
+        "<Pruner>",
+        "optuna-pruner:HyperbandPruner",
+        "an Optuna pruner on learning curves",
+    ),
 }
 
 
 def register(sub: Any) -> None:
     """Add the ``methods`` sub-command to ``sub`` (argparse sub-parsers)."""
     p = sub.add_parser("methods", help=HELP, description=__doc__.splitlines()[0])
-    p.add_argument("--json", action="store_true",
-                   help="a JSON list, one object per registered method")
+    p.add_argument(
+        "--json", action="store_true", help="a JSON list, one object per registered method"
+    )
     p.set_defaults(func=run)
 
 
@@ -64,8 +72,14 @@ def _introspected(cls: type) -> list[Any]:
     for n in names:
         p = found[n]
         ann = "" if p.annotation is p.empty else p.annotation
-        out.append(SettingInfo(n, ann if isinstance(ann, str) else getattr(ann, "__name__", ""),
-                               None if p.default is p.empty else p.default, ""))
+        out.append(
+            SettingInfo(
+                n,
+                ann if isinstance(ann, str) else getattr(ann, "__name__", ""),
+                None if p.default is p.empty else p.default,
+                "",
+            )
+        )
     return out
 
 
@@ -75,14 +89,20 @@ def _class_info(spec: Any, transfer: bool = False, fidelity: bool = False) -> di
     from nmthpo.optimizers.settings import describe, more
 
     decl = spec.settings_class(transfer, fidelity)
-    infos = (describe(decl, spec.settings) if decl is not None
-             else _introspected(load_class(spec, transfer, fidelity)))
-    return {"class": spec.class_path(transfer, fidelity),
-            "declared": decl is not None,
-            "settings": [{k: v for k, v in i.as_dict().items() if k != "context"}
-                         for i in infos if not i.context],
-            "context": [i.name for i in infos if i.context],
-            "more": None if decl is None else more(decl)}
+    infos = (
+        describe(decl, spec.settings)
+        if decl is not None
+        else _introspected(load_class(spec, transfer, fidelity))
+    )
+    return {
+        "class": spec.class_path(transfer, fidelity),
+        "declared": decl is not None,
+        "settings": [
+            {k: v for k, v in i.as_dict().items() if k != "context"} for i in infos if not i.context
+        ],
+        "context": [i.name for i in infos if i.context],
+        "more": None if decl is None else more(decl),
+    }
 
 
 def method_info(name: str, spec: Any) -> dict[str, Any]:
@@ -92,8 +112,13 @@ def method_info(name: str, spec: Any) -> dict[str, Any]:
     passes), ``more`` (what else it accepts) and ``declared``; ``with_sources`` and
     ``on_curves``: the same for the class that runs it with source tasks or on learning
     curves, when that is another class (else ``None``)."""
-    out = {"name": name, "kind": spec.kind, "description": spec.description,
-           "objectives": list(spec.objectives), **_class_info(spec)}
+    out = {
+        "name": name,
+        "kind": spec.kind,
+        "description": spec.description,
+        "objectives": list(spec.objectives),
+        **_class_info(spec),
+    }
     out["with_sources"] = _class_info(spec, transfer=True) if spec.transfer_cls else None
     out["on_curves"] = _class_info(spec, fidelity=True) if spec.fidelity_cls else None
     return out
@@ -162,28 +187,37 @@ def _adapter_lines() -> list[str]:
             extra = more(decl)
             text += f"; settings: {', '.join(names)}" + (f", and {extra}" if extra else "")
         out += _wrap(text, 4, "  ")
-    out += _wrap("module:Class  your own optimiser class (module on PYTHONPATH); settings: its "
-                 "Settings dataclass, else its keyword parameters", 4, "  ")
+    out += _wrap(
+        "module:Class  your own optimiser class (module on PYTHONPATH); settings: its "
+        "Settings dataclass, else its keyword parameters",
+        4,
+        "  ",
+    )
     return out
 
 
 def _text(rows: list[dict[str, Any]]) -> list[str]:
-    out = _wrap("Methods of `nmthpo run METHOD` with their kind and settings (--set NAME=VALUE):"
-                " name, type, default (* fixed by the method's entry, replacing the class's "
-                "default), help.", 0)
+    out = _wrap(
+        "Methods of `nmthpo run METHOD` with their kind and settings (--set NAME=VALUE):"
+        " name, type, default (* fixed by the method's entry, replacing the class's "
+        "default), help.",
+        0,
+    )
     out.append("")
     for r in rows:
         out.append(f"{r['name']}  [{r['kind']}]  {r['class']}")
         out += _wrap(r["description"], 4)
         out += _settings_lines(r, 4)
-        for key, what in (("with_sources", "with --sources"),
-                          ("on_curves", "on learning curves")):
+        for key, what in (("with_sources", "with --sources"), ("on_curves", "on learning curves")):
             if r[key] is not None:
                 out.append(f"    {what}: {r[key]['class']}")
                 out += _settings_lines(r[key], 6)
         out.append("")
-    out += _wrap("Transfer methods also get the transfer context from the runner (sources, "
-                 "kernel, target_task, metafeatures): not settings.", 0)
+    out += _wrap(
+        "Transfer methods also get the transfer context from the runner (sources, "
+        "kernel, target_task, metafeatures): not settings.",
+        0,
+    )
     return out + _adapter_lines()
 
 

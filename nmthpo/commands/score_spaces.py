@@ -62,17 +62,28 @@ def compute(args: argparse.Namespace) -> dict[str, Any]:
         raise ValueError(f"--seed must be >= 0; got {args.seed}")
     if args.score not in SCORES:
         raise ValueError(f"unknown score {args.score!r}; valid: {', '.join(SCORES)}")
-    frame = table_experiment(args.task, args.spaces, seed_sizes=(args.seed_size,), repeats=1,
-                             budgets=budgets, seed=args.seed)
+    frame = table_experiment(
+        args.task,
+        args.spaces,
+        seed_sizes=(args.seed_size,),
+        repeats=1,
+        budgets=budgets,
+        seed=args.seed,
+    )
     sub = frame[frame["score"] == args.score]
     labels = list(dict.fromkeys(sub["space"]))
-    wide = {c: sub.pivot(index="space", columns="budget", values=c).loc[labels, budgets]
-            for c in ("predicted", "empirical", "empirical_norepl")}
+    wide = {
+        c: sub.pivot(index="space", columns="budget", values=c).loc[labels, budgets]
+        for c in ("predicted", "empirical", "empirical_norepl")
+    }
     rows = sub.drop_duplicates("space").set_index("space")["n_rows"]
     faith = faithfulness_table(frame, args.score)
     preferred = [
-        {"budget": b, "predicted": str(wide["predicted"][b].idxmax()),
-         "empirical": str(wide["empirical"][b].idxmax())}
+        {
+            "budget": b,
+            "predicted": str(wide["predicted"][b].idxmax()),
+            "empirical": str(wide["empirical"][b].idxmax()),
+        }
         for b in budgets
     ]
     return {
@@ -83,14 +94,18 @@ def compute(args: argparse.Namespace) -> dict[str, Any]:
         "budgets": budgets,
         "incumbent": float(sub["incumbent"].iloc[0]),
         "spaces": [
-            {"space": lab, "rows": int(rows[lab]),
-             **{c: [float(x) for x in wide[c].loc[lab]] for c in wide}}
+            {
+                "space": lab,
+                "rows": int(rows[lab]),
+                **{c: [float(x) for x in wide[c].loc[lab]] for c in wide},
+            }
             for lab in labels
         ],
         "faithfulness": [
             {k: _clean(v.item() if hasattr(v, "item") else v) for k, v in r.items()}
-            for r in faith[["budget", "n_spaces", "kendall_tau", "spearman", "top1",
-                            "regret"]].to_dict("records")
+            for r in faith[
+                ["budget", "n_spaces", "kendall_tau", "spearman", "top1", "regret"]
+            ].to_dict("records")
         ],
         "preferred": preferred,
     }
@@ -106,17 +121,24 @@ def _format(res: dict[str, Any]) -> str:
         f"score {res['score']}, seed {res['seed']}",
         "predicted (GP, Monte Carlo) / empirical (exact, i.i.d. batches) per budget:",
     ]
-    table = pd.DataFrame({
-        "space": [s["space"] for s in res["spaces"]],
-        "rows": [s["rows"] for s in res["spaces"]],
-        **{f"b={b}": [f"{s['predicted'][j]:.3f}/{s['empirical'][j]:.3f}" for s in res["spaces"]]
-           for j, b in enumerate(budgets)},
-    })
+    table = pd.DataFrame(
+        {
+            "space": [s["space"] for s in res["spaces"]],
+            "rows": [s["rows"] for s in res["spaces"]],
+            **{
+                f"b={b}": [
+                    f"{s['predicted'][j]:.3f}/{s['empirical'][j]:.3f}" for s in res["spaces"]
+                ]
+                for j, b in enumerate(budgets)
+            },
+        }
+    )
     lines.append(table.to_string(index=False))
     lines.append("")
     lines.append("faithfulness per budget (over spaces):")
-    lines.append(pd.DataFrame(res["faithfulness"]).to_string(index=False, float_format="%.3f",
-                                                            na_rep="nan"))
+    lines.append(
+        pd.DataFrame(res["faithfulness"]).to_string(index=False, float_format="%.3f", na_rep="nan")
+    )
     lines.append("")
     lines.append("preferred space per budget (predicted | empirical):")
     for p in res["preferred"]:
@@ -140,19 +162,37 @@ def register(subparsers: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--task", required=True)
-    p.add_argument("--spaces", default="default",
-                   help="candidate spaces, SPEC syntax (default 'default': "
-                        "nmthpo.benchmark.subspaces.DEFAULT_SPEC, the full space, each "
-                        "single-value space and random sub-grids); "
-                        "e.g. 'layers=2;embed<=512;bpe=10k|30k,full', '@file', 'random:100'")
-    p.add_argument("--seed-size", type=bounded(1, LIMITS["population"]), default=20,
-                   help="random seed rows for the GP (at most the table's rows)")
-    p.add_argument("--budgets", type=_budgets, default="1,2,5,10,20,50",
-                   help="comma-separated budgets (each at most "
-                   f"{LIMITS['score_budget']:,}; default 1,2,5,10,20,50)")
-    p.add_argument("--score", default="mean-b-ei",
-                   help="mean-b-ei (default) or another of nmthpo.models.space_scores.SCORES")
-    p.add_argument("--seed", type=bounded(0, LIMITS["seed"]), default=0,
-                   help=f"random seed ({limit_help('seed')})")
+    p.add_argument(
+        "--spaces",
+        default="default",
+        help="candidate spaces, SPEC syntax (default 'default': "
+        "nmthpo.benchmark.subspaces.DEFAULT_SPEC, the full space, each "
+        "single-value space and random sub-grids); "
+        "e.g. 'layers=2;embed<=512;bpe=10k|30k,full', '@file', 'random:100'",
+    )
+    p.add_argument(
+        "--seed-size",
+        type=bounded(1, LIMITS["population"]),
+        default=20,
+        help="random seed rows for the GP (at most the table's rows)",
+    )
+    p.add_argument(
+        "--budgets",
+        type=_budgets,
+        default="1,2,5,10,20,50",
+        help="comma-separated budgets (each at most "
+        f"{LIMITS['score_budget']:,}; default 1,2,5,10,20,50)",
+    )
+    p.add_argument(
+        "--score",
+        default="mean-b-ei",
+        help="mean-b-ei (default) or another of nmthpo.models.space_scores.SCORES",
+    )
+    p.add_argument(
+        "--seed",
+        type=bounded(0, LIMITS["seed"]),
+        default=0,
+        help=f"random seed ({limit_help('seed')})",
+    )
     p.add_argument("--json", action="store_true", help="print JSON instead of tables")
     p.set_defaults(func=run)

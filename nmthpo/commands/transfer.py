@@ -26,38 +26,72 @@ def _cmd_transfer(args: argparse.Namespace) -> int:
     if args.sources is not None:
         sources = [s.strip() for s in args.sources.split(",") if s.strip()]
         if not sources:
-            raise ValueError("--sources is empty; give comma-separated task names or omit it "
-                             "(leave one out)")
-    res = run_transfer(args.method, args.target, sources, n_source=args.n_source,
-                       budget=args.trials, repeats=args.repeats, seed=args.seed,
-                       jobs=args.jobs, cache_dir=args.cache, progress=not args.quiet)
+            raise ValueError(
+                "--sources is empty; give comma-separated task names or omit it (leave one out)"
+            )
+    res = run_transfer(
+        args.method,
+        args.target,
+        sources,
+        n_source=args.n_source,
+        budget=args.trials,
+        repeats=args.repeats,
+        seed=args.seed,
+        jobs=args.jobs,
+        cache_dir=args.cache,
+        progress=not args.quiet,
+    )
     res.save(args.out)
     best = res.frame.groupby("rep")["bleu"].max()
-    print(f"{args.repeats} repetitions of {args.method} on {args.target} "
-          f"(sources {','.join(res.spec.sources or ()) or '-'}): final best BLEU "
-          f"{best.mean():.2f} ± {best.std(ddof=0):.2f} -> {args.out}")
+    print(
+        f"{args.repeats} repetitions of {args.method} on {args.target} "
+        f"(sources {','.join(res.spec.sources or ()) or '-'}): final best BLEU "
+        f"{best.mean():.2f} ± {best.std(ddof=0):.2f} -> {args.out}"
+    )
     return 0
 
 
 def register(subparsers: Any) -> None:
     """Add the ``transfer`` subcommand to ``subparsers``."""
     p = subparsers.add_parser("transfer", help=HELP)
-    p.add_argument("method", help="transbo, rs, igp, scot, sgpr, pogpe, tst, tstm, rgpe, an "
-                   "ablation (transbo-ms, pogpe-ms, tst-ms, rgpe-ms), or module:Class of a "
-                   "transfer optimiser")
+    p.add_argument(
+        "method",
+        help="transbo, rs, igp, scot, sgpr, pogpe, tst, tstm, rgpe, an "
+        "ablation (transbo-ms, pogpe-ms, tst-ms, rgpe-ms), or module:Class of a "
+        "transfer optimiser",
+    )
     p.add_argument("--target", required=True)
-    p.add_argument("--sources", default=None,
-                   help="comma-separated source tasks (default: all other tasks of the family)")
-    p.add_argument("--n-source", type=bounded(1, LIMITS["budget"]), default=50,
-                   help="sampled evaluations per source task (N_S; at most its rows)")
-    p.add_argument("--trials", type=bounded(1, LIMITS["budget"]), default=50,
-                   help="target evaluations per repetition, initial rows included (N_T; at "
-                   "most the target's rows)")
-    p.add_argument("--repeats", type=bounded(1, LIMITS["trials"]), default=30,
-                   help=f"repetitions ({limit_help('trials')}; default 30)")
+    p.add_argument(
+        "--sources",
+        default=None,
+        help="comma-separated source tasks (default: all other tasks of the family)",
+    )
+    p.add_argument(
+        "--n-source",
+        type=bounded(1, LIMITS["budget"]),
+        default=50,
+        help="sampled evaluations per source task (N_S; at most its rows)",
+    )
+    p.add_argument(
+        "--trials",
+        type=bounded(1, LIMITS["budget"]),
+        default=50,
+        help="target evaluations per repetition, initial rows included (N_T; at "
+        "most the target's rows)",
+    )
+    p.add_argument(
+        "--repeats",
+        type=bounded(1, LIMITS["trials"]),
+        default=30,
+        help=f"repetitions ({limit_help('trials')}; default 30)",
+    )
     p.add_argument("--seed", type=bounded(0, LIMITS["seed"]), default=0)
-    p.add_argument("--jobs", type=bounded(1, LIMITS["jobs"]), default=1,
-                   help=f"worker processes ({limit_help('jobs')})")
+    p.add_argument(
+        "--jobs",
+        type=bounded(1, LIMITS["jobs"]),
+        default=1,
+        help=f"worker processes ({limit_help('jobs')})",
+    )
     p.add_argument("--cache", default=None, help="cache directory (resume interrupted runs)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--out", required=True, help="output directory")

@@ -68,29 +68,39 @@ def check_output_dir(path: str | os.PathLike[str], option: str) -> Path:
     """An output directory: a directory, or a path where one can be created and written."""
     p = Path(path).expanduser()
     if p.exists() and not p.is_dir():
-        raise UsageError(f"{option} {path}: is an existing file, not a directory; give a "
-                         "directory path (it is created if missing)")
+        raise UsageError(
+            f"{option} {path}: is an existing file, not a directory; give a "
+            "directory path (it is created if missing)"
+        )
     base = _nearest_existing(p.absolute())
     if not base.is_dir():
-        raise UsageError(f"{option} {path}: {base} is a file, so no directory can be created "
-                         f"below it; give a directory path outside {base}")
+        raise UsageError(
+            f"{option} {path}: {base} is a file, so no directory can be created "
+            f"below it; give a directory path outside {base}"
+        )
     if not os.access(base, os.W_OK | os.X_OK):
         what = "directory" if base == p.absolute() else "parent directory"
-        raise UsageError(f"{option} {path}: the {what} {base} is not writable; give a "
-                         "directory you can write to")
+        raise UsageError(
+            f"{option} {path}: the {what} {base} is not writable; give a directory you can write to"
+        )
     return p
 
 
-def check_output_file(path: str | os.PathLike[str], option: str,
-                      suffixes: Sequence[str] = ()) -> Path:
+def check_output_file(
+    path: str | os.PathLike[str], option: str, suffixes: Sequence[str] = ()
+) -> Path:
     """An output file: not a directory, its directory creatable and writable."""
     p = Path(path).expanduser()
     if p.is_dir():
-        raise UsageError(f"{option} {path}: is a directory; give a file name such as "
-                         f"{Path(path) / ('figure' + (suffixes[0] if suffixes else ''))}")
+        raise UsageError(
+            f"{option} {path}: is a directory; give a file name such as "
+            f"{Path(path) / ('figure' + (suffixes[0] if suffixes else ''))}"
+        )
     if suffixes and p.suffix.lower() not in suffixes:
-        raise UsageError(f"{option} {path}: unsupported file type {p.suffix or '(none)'!r}; "
-                         f"use one of {', '.join(suffixes)}")
+        raise UsageError(
+            f"{option} {path}: unsupported file type {p.suffix or '(none)'!r}; "
+            f"use one of {', '.join(suffixes)}"
+        )
     check_output_dir(p.parent if str(p.parent) else Path("."), f"{option} {path}: directory")
     if p.exists() and not os.access(p, os.W_OK):
         raise UsageError(f"{option} {path}: the file is not writable; give another name")
@@ -113,38 +123,45 @@ def check_input_file(path: str | os.PathLike[str], what: str) -> Path:
 def check_scheduler(address: str, timeout: float = SCHEDULER_TIMEOUT_S) -> None:
     """A Dask scheduler at ``address`` (``tcp://host:port`` or ``host:port``) accepts a TCP
     connection within ``timeout`` seconds, and ``distributed`` is installed."""
-    fix = ("start one (`dask scheduler` and `dask worker ADDRESS`) or drop --scheduler to run "
-           "on this machine (--jobs N)")
+    fix = (
+        "start one (`dask scheduler` and `dask worker ADDRESS`) or drop --scheduler to run "
+        "on this machine (--jobs N)"
+    )
     url = urllib.parse.urlsplit(address if "://" in address else f"tcp://{address}")
     if url.scheme not in ("tcp", "tls"):
-        raise UsageError(f"--scheduler {address}: unsupported protocol {url.scheme!r}; give "
-                         "tcp://HOST:PORT")
+        raise UsageError(
+            f"--scheduler {address}: unsupported protocol {url.scheme!r}; give tcp://HOST:PORT"
+        )
     try:
         host, port = url.hostname, url.port
     except ValueError:
         host, port = None, None
     if not host or port is None:
-        raise UsageError(f"--scheduler {address}: expected tcp://HOST:PORT (e.g. "
-                         "tcp://127.0.0.1:8786)")
+        raise UsageError(
+            f"--scheduler {address}: expected tcp://HOST:PORT (e.g. tcp://127.0.0.1:8786)"
+        )
     try:
         with socket.create_connection((host, port), timeout=timeout):
             pass
     except socket.gaierror:
-        raise UsageError(f"--scheduler {address}: cannot resolve host {host!r}; check the "
-                         f"address, or {fix}") from None
+        raise UsageError(
+            f"--scheduler {address}: cannot resolve host {host!r}; check the address, or {fix}"
+        ) from None
     except TimeoutError:
-        raise UsageError(f"--scheduler {address}: no answer within {timeout:g} s; check that "
-                         f"the scheduler runs and the port is open, or {fix}") from None
+        raise UsageError(
+            f"--scheduler {address}: no answer within {timeout:g} s; check that "
+            f"the scheduler runs and the port is open, or {fix}"
+        ) from None
     except OSError as exc:
-        raise UsageError(f"--scheduler {address}: no Dask scheduler there "
-                         f"({exc.strerror or exc}); {fix}") from None
+        raise UsageError(
+            f"--scheduler {address}: no Dask scheduler there ({exc.strerror or exc}); {fix}"
+        ) from None
     if importlib.util.find_spec("distributed") is None:
         raise UsageError("--scheduler needs the 'distributed' package: pip install distributed")
 
 
 # -- methods --------------------------------------------------------------------------------------
-def _known_settings(spec: Any, transfer: bool, fidelity: bool = False
-                    ) -> tuple[list[str], bool]:
+def _known_settings(spec: Any, transfer: bool, fidelity: bool = False) -> tuple[list[str], bool]:
     """The settings the method's class takes and whether that list is complete: from the
     class's declaration (its ``Settings`` dataclass; the package's classes, whose modules
     import no numerical library but NumPy), else by introspecting the class (a user's own).
@@ -168,20 +185,24 @@ def _known_settings(spec: Any, transfer: bool, fidelity: bool = False
     return names, complete
 
 
-def _unknown(method: str, spec: Any, settings: Mapping[str, object], transfer: bool,
-             fidelity: bool = False) -> UsageError | None:
+def _unknown(
+    method: str, spec: Any, settings: Mapping[str, object], transfer: bool, fidelity: bool = False
+) -> UsageError | None:
     """The error for settings the method's class does not name, or ``None``."""
     names, _ = _known_settings(spec, transfer, fidelity)
     unknown = sorted(set(settings) - set(names))
     if not unknown:
         return None
     valid = ", ".join(names) if names else "none (it takes no settings)"
-    return UsageError(f"method {method!r} has no setting {', '.join(map(repr, unknown))}; "
-                      f"valid settings of {spec.path}: {valid}")
+    return UsageError(
+        f"method {method!r} has no setting {', '.join(map(repr, unknown))}; "
+        f"valid settings of {spec.path}: {valid}"
+    )
 
 
-def check_method_settings(method: str, settings: Mapping[str, object],
-                          transfer: bool = False, fidelity: bool = False) -> Any:
+def check_method_settings(
+    method: str, settings: Mapping[str, object], transfer: bool = False, fidelity: bool = False
+) -> Any:
     """Resolve ``method`` and check that it knows every key of ``settings``.
 
     Returns the :class:`~nmthpo.optimizers.registry.MethodSpec`. The error of an unknown
@@ -202,8 +223,10 @@ def check_method_settings(method: str, settings: Mapping[str, object],
     if not settings:
         return spec
     if set(settings) & _CONTEXT_KEYS and transfer:
-        raise UsageError(f"--set {', '.join(sorted(set(settings) & _CONTEXT_KEYS))}: set by the "
-                         "runner for transfer runs; use --sources / --n-source instead")
+        raise UsageError(
+            f"--set {', '.join(sorted(set(settings) & _CONTEXT_KEYS))}: set by the "
+            "runner for transfer runs; use --sources / --n-source instead"
+        )
     # a transfer optimiser is not built here (it needs fitted sources): its classes are
     # taken to pass ``**settings`` on, as the package's transfer methods do
     if transfer or _known_settings(spec, transfer, fidelity)[1]:
@@ -227,8 +250,9 @@ def _setting_names_first(args: argparse.Namespace, settings: Mapping[str, object
     transfer = args.sources is not None
     fidelity = spec.fidelity or (bool(args.curves) and spec.runs_on_curves())
     if fidelity or transfer or spec.fidelity_cls is None:
-        check_method_settings(args.method, settings, transfer=transfer and not fidelity,
-                              fidelity=fidelity)
+        check_method_settings(
+            args.method, settings, transfer=transfer and not fidelity, fidelity=fidelity
+        )
 
 
 def _task(name: str) -> None:
@@ -258,8 +282,10 @@ def read_checked_sequences(path: str | os.PathLike[str], task: str) -> list[list
     try:
         lines = p.read_text(encoding="utf-8").splitlines()
     except UnicodeDecodeError:
-        raise UsageError(f"{path}: not a text file; give a sequence file (one trial a line, "
-                         "row ids separated by spaces)") from None
+        raise UsageError(
+            f"{path}: not a text file; give a sequence file (one trial a line, "
+            "row ids separated by spaces)"
+        ) from None
     for lineno, line in enumerate(lines, 1):
         if not line.strip():
             continue
@@ -267,18 +293,23 @@ def read_checked_sequences(path: str | os.PathLike[str], task: str) -> list[list
         try:
             seq = [int(tok) for tok in line.split()]
         except ValueError:
-            raise UsageError(f"{where}: not a list of row ids ({line.strip()[:40]!r}); a "
-                             "sequence file has one trial a line, row ids separated by "
-                             "spaces") from None
+            raise UsageError(
+                f"{where}: not a list of row ids ({line.strip()[:40]!r}); a "
+                "sequence file has one trial a line, row ids separated by "
+                "spaces"
+            ) from None
         try:
             validate_sequence(seq, n)
         except ValueError as exc:
-            raise UsageError(f"{where}: {exc}; task {task} has {n} rows: are these sequences "
-                             "of another task? (check --task)") from None
+            raise UsageError(
+                f"{where}: {exc}; task {task} has {n} rows: are these sequences "
+                "of another task? (check --task)"
+            ) from None
         out.append(seq)
     if not out:
-        raise UsageError(f"{path}: no sample sequences found (one trial a line, row ids "
-                         "separated by spaces)")
+        raise UsageError(
+            f"{path}: no sample sequences found (one trial a line, row ids separated by spaces)"
+        )
     return out
 
 
@@ -320,8 +351,10 @@ def _run(args: argparse.Namespace) -> None:
     if args.n_init > n:
         raise UsageError(f"--n-init {args.n_init}: task {args.task} has only {n} rows")
     if args.budget is not None and not args.n_init <= args.budget <= n:
-        raise UsageError(f"--budget {args.budget}: must be between --n-init ({args.n_init}) "
-                         f"and the {n} rows of {args.task}")
+        raise UsageError(
+            f"--budget {args.budget}: must be between --n-init ({args.n_init}) "
+            f"and the {n} rows of {args.task}"
+        )
     if settings and not transfer:
         _check_setting_values(args, method, settings)
     _check_out(args, _table_spec(args, settings).payload())
@@ -333,12 +366,24 @@ def _table_spec(args: argparse.Namespace, settings: Mapping[str, object]) -> Any
 
     sources = None
     if args.sources is not None:
-        sources = default_sources(args.task) if args.sources == "all" else tuple(
-            x.strip() for x in args.sources.split(",") if x.strip())
+        sources = (
+            default_sources(args.task)
+            if args.sources == "all"
+            else tuple(x.strip() for x in args.sources.split(",") if x.strip())
+        )
     stop = "none" if args.no_stop else ("target" if sources is None else None)
-    return RunSpec(args.method, args.task, objective=args.objective, seed=args.seed,
-                   n_init=args.n_init, budget=args.budget, stop=stop, settings=dict(settings),
-                   sources=sources, n_source=args.n_source)
+    return RunSpec(
+        args.method,
+        args.task,
+        objective=args.objective,
+        seed=args.seed,
+        n_init=args.n_init,
+        budget=args.budget,
+        stop=stop,
+        settings=dict(settings),
+        sources=sources,
+        n_source=args.n_source,
+    )
 
 
 def _check_out(args: argparse.Namespace, payload: Mapping[str, Any]) -> None:
@@ -347,8 +392,9 @@ def _check_out(args: argparse.Namespace, payload: Mapping[str, Any]) -> None:
 
     why = None if getattr(args, "force", False) else output_problem(args.out, payload)
     if why is not None:
-        raise UsageError(f"--out {args.out}: {why}; choose another directory, or pass --force "
-                         "to replace it")
+        raise UsageError(
+            f"--out {args.out}: {why}; choose another directory, or pass --force to replace it"
+        )
 
 
 def _curves_run(args: argparse.Namespace) -> bool:
@@ -365,14 +411,17 @@ def _curves_run(args: argparse.Namespace) -> bool:
     from nmthpo.benchmark.learning_curves import LC_TASKS, load_curves
 
     if args.task not in LC_TASKS:
-        raise UsageError(f"task {args.task!r} has no learning curves; learning-curve tasks: "
-                         f"{', '.join(LC_TASKS)} (or a lookup-table method for {args.task})")
+        raise UsageError(
+            f"task {args.task!r} has no learning curves; learning-curve tasks: "
+            f"{', '.join(LC_TASKS)} (or a lookup-table method for {args.task})"
+        )
     if args.sources is not None or args.objective != "bleu":
         raise UsageError("a learning-curve run takes neither --sources nor --objective pareto")
     table = load_curves(args.task)
     budget = args.budget if args.budget is not None else fidelity.default_budget(table)
-    spec = fidelity.CurveRunSpec(args.method, args.task, budget, args.seed,
-                                 parse_settings(args.set))
+    spec = fidelity.CurveRunSpec(
+        args.method, args.task, budget, args.seed, parse_settings(args.set)
+    )
     try:
         spec.validate()
         fidelity.build_optimizer(spec, table, 0)
@@ -382,20 +431,27 @@ def _curves_run(args: argparse.Namespace) -> bool:
     return True
 
 
-def _check_setting_values(args: argparse.Namespace, method: Any,
-                          settings: Mapping[str, object]) -> None:
+def _check_setting_values(
+    args: argparse.Namespace, method: Any, settings: Mapping[str, object]
+) -> None:
     """Build the optimiser of trial 0 once, so a setting of the wrong type or range is
     refused now rather than inside the first trial."""
     from nmthpo.engine.runner import RunSpec, trial_optimizer
 
-    spec = RunSpec(args.method, args.task, objective=args.objective, seed=args.seed,
-                   n_init=args.n_init, budget=args.budget, settings=dict(settings),
-                   resolved=method)
+    spec = RunSpec(
+        args.method,
+        args.task,
+        objective=args.objective,
+        seed=args.seed,
+        n_init=args.n_init,
+        budget=args.budget,
+        settings=dict(settings),
+        resolved=method,
+    )
     try:
         trial_optimizer(spec, 0)
     except (TypeError, ValueError, KeyError) as exc:
-        err = _unknown(args.method, method, settings, False) if isinstance(exc, TypeError) \
-            else None
+        err = _unknown(args.method, method, settings, False) if isinstance(exc, TypeError) else None
         given = " ".join(f"--set {k}={v}" for k, v in settings.items())
         raise err or UsageError(f"method {args.method!r} refused {given}: {exc}") from None
 
@@ -421,8 +477,9 @@ def _evaluate(args: argparse.Namespace) -> None:
         raise UsageError(f"--tolerance {args.tolerance}: must be a finite number of BLEU points")
     n = _rows(args.task)
     if args.budget is not None and args.budget > n:
-        raise UsageError(f"--budget {args.budget}: must be between 1 and the {n} rows of "
-                         f"{args.task}")
+        raise UsageError(
+            f"--budget {args.budget}: must be between 1 and the {n} rows of {args.task}"
+        )
     read_checked_sequences(args.sequences, args.task)
 
 
@@ -433,8 +490,10 @@ def _ga_study(args: argparse.Namespace) -> None:
     n = _rows(args.task)
     big = [m for m in args.init_pop if m > n]
     if big:
-        raise UsageError(f"--init-pop {','.join(map(str, args.init_pop))}: {big[0]} is larger "
-                         f"than the {n} rows of {args.task}; give sizes up to {n}")
+        raise UsageError(
+            f"--init-pop {','.join(map(str, args.init_pop))}: {big[0]} is larger "
+            f"than the {n} rows of {args.task}; give sizes up to {n}"
+        )
 
 
 def _score_spaces(args: argparse.Namespace) -> None:
@@ -455,8 +514,9 @@ def _compare(args: argparse.Namespace) -> None:
         p = Path(d)
         if not p.is_dir():
             what = "is a file" if p.exists() else "no such directory"
-            raise UsageError(f"run directory {d}: {what}; give directories written by "
-                             "`nmthpo run ... --out DIR`")
+            raise UsageError(
+                f"run directory {d}: {what}; give directories written by `nmthpo run ... --out DIR`"
+            )
     if args.plot is not None:
         check_output_file(args.plot, "--plot", (".png", ".pdf", ".svg"))
     if args.task != "all":
@@ -466,8 +526,10 @@ def _compare(args: argparse.Namespace) -> None:
 def _data(args: argparse.Namespace) -> None:
     mirror = getattr(args, "mirror", None)
     if mirror is not None and not Path(mirror).expanduser().is_dir():
-        raise UsageError(f"--mirror {mirror}: no such directory; give a local copy of "
-                         "Este1le/hpo_nmt (upstream's layout), or omit --mirror to download")
+        raise UsageError(
+            f"--mirror {mirror}: no such directory; give a local copy of "
+            "Este1le/hpo_nmt (upstream's layout), or omit --mirror to download"
+        )
 
 
 _CHECKS: dict[str, Callable[[argparse.Namespace], None]] = {

@@ -48,7 +48,6 @@ NMTLC_COLUMNS: tuple[str, ...] = (
 )
 
 
-
 def _is_number(x: object) -> bool:
     return isinstance(x, int | float) and not isinstance(x, bool)
 

@@ -246,8 +246,10 @@ def verify(dest: Path | None = None) -> None:
     if len(problems) == 1:
         raise DataError(problems[0])
     if problems:
-        raise DataError(f"{len(problems)} of {len(entries)} data files failed the check:\n  "
-                        + "\n  ".join(problems))
+        raise DataError(
+            f"{len(problems)} of {len(entries)} data files failed the check:\n  "
+            + "\n  ".join(problems)
+        )
 
 
 def installed_path(relpath: str) -> Path:
@@ -395,12 +397,14 @@ def _check_target(target: Path, entries: dict[str, str]) -> None:
         )
     known = set(entries) | {"SHA256SUMS"}
     foreign = sorted(
-        str(p.relative_to(target)) for p in target.rglob("*")
+        str(p.relative_to(target))
+        for p in target.rglob("*")
         if not p.is_dir() and str(p.relative_to(target)) not in known
     )
     if foreign:
-        shown = ", ".join(foreign[:5]) + (f" and {len(foreign) - 5} more" if len(foreign) > 5
-                                          else "")
+        shown = ", ".join(foreign[:5]) + (
+            f" and {len(foreign) - 5} more" if len(foreign) > 5 else ""
+        )
         raise DataError(
             f"{target}: holds files that are not the NMTHPO dataset ({shown}); refusing to "
             f"install over them (nothing was changed). Set {DATA_ENV} to a new or empty "

@@ -135,8 +135,12 @@ def sidecar_path(path: str | Path, sidecar: str = ".json") -> Path:
     return Path(path).with_suffix(sidecar)
 
 
-def write_checked(path: str | Path, write: Callable[[Path], object],
-                  record: Mapping[str, Any], sidecar: str = ".json") -> None:
+def write_checked(
+    path: str | Path,
+    write: Callable[[Path], object],
+    record: Mapping[str, Any],
+    sidecar: str = ".json",
+) -> None:
     """Write an artefact atomically, then its sidecar: ``record`` plus its checksum.
 
     The sidecar (suffix ``sidecar``) is written last, so an artefact without one was not
@@ -146,13 +150,18 @@ def write_checked(path: str | Path, write: Callable[[Path], object],
     path = Path(path)
     atomic_write(path, write)
     check = {"sha256": sha256_file(path), "bytes": path.stat().st_size}
-    write_text(sidecar_path(path, sidecar),
-               json.dumps({**record, CHECKSUM_FIELD: check}, indent=2, sort_keys=True,
-                          default=str) + "\n")
+    write_text(
+        sidecar_path(path, sidecar),
+        json.dumps({**record, CHECKSUM_FIELD: check}, indent=2, sort_keys=True, default=str) + "\n",
+    )
 
 
-def artefact_problem(path: str | Path, expected: Mapping[str, Any],
-                     require_checksum: bool = True, sidecar: str = ".json") -> str | None:
+def artefact_problem(
+    path: str | Path,
+    expected: Mapping[str, Any],
+    require_checksum: bool = True,
+    sidecar: str = ".json",
+) -> str | None:
     """What is wrong with the artefact ``path`` for reuse, or ``None`` if it may be reused.
 
     ``expected`` are sidecar entries that must match (e.g. the spec's fields): a mismatch
@@ -166,8 +175,10 @@ def artefact_problem(path: str | Path, expected: Mapping[str, Any],
     if not side.exists():
         if not require_checksum:
             return None
-        return f"it has no sidecar {side.name} recording its spec and checksum (stale or " \
-               "incompletely written)"
+        return (
+            f"it has no sidecar {side.name} recording its spec and checksum (stale or "
+            "incompletely written)"
+        )
     try:
         record = json.loads(side.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
@@ -177,8 +188,7 @@ def artefact_problem(path: str | Path, expected: Mapping[str, Any],
     norm = json.loads(json.dumps(dict(expected), sort_keys=True, default=str))
     wrong = sorted(k for k, v in norm.items() if record.get(k) != v)
     if wrong:
-        return f"its sidecar records another spec (differs in {', '.join(wrong)}: foreign or " \
-               "stale)"
+        return f"its sidecar records another spec (differs in {', '.join(wrong)}: foreign or stale)"
     check = record.get(CHECKSUM_FIELD)
     if check is None:
         return "its sidecar records no checksum" if require_checksum else None
@@ -186,17 +196,17 @@ def artefact_problem(path: str | Path, expected: Mapping[str, Any],
         return f"its sidecar's {CHECKSUM_FIELD} entry is malformed"
     size = path.stat().st_size
     if check.get("bytes") is not None and check["bytes"] != size:
-        return f"it has {size} bytes, its sidecar records {check['bytes']} (truncated or " \
-               "altered)"
+        return f"it has {size} bytes, its sidecar records {check['bytes']} (truncated or altered)"
     got = sha256_file(path)
     if got != check["sha256"]:
-        return f"SHA-256 mismatch: expected {check['sha256'][:16]}..., got {got[:16]}... " \
-               "(damaged or altered)"
+        return (
+            f"SHA-256 mismatch: expected {check['sha256'][:16]}..., got {got[:16]}... "
+            "(damaged or altered)"
+        )
     return None
 
 
-def move_aside(path: str | Path, into: str | Path | None = None,
-               sidecar: str = ".json") -> Path:
+def move_aside(path: str | Path, into: str | Path | None = None, sidecar: str = ".json") -> Path:
     """Rename a bad artefact (and its sidecar) to ``NAME.bad-N``, the first free ``N``.
 
     ``into`` is the directory to move them to (default: where they are; give another when
@@ -218,8 +228,9 @@ def move_aside(path: str | Path, into: str | Path | None = None,
     return dest
 
 
-def set_aside(path: str | Path, why: str, into: str | Path | None = None,
-              sidecar: str = ".json") -> None:
+def set_aside(
+    path: str | Path, why: str, into: str | Path | None = None, sidecar: str = ".json"
+) -> None:
     """Name a bad cached artefact in one warning and move it aside (:func:`move_aside`).
 
     A cache that cannot be written (read-only) keeps the file; the warning says so, and the
@@ -232,10 +243,16 @@ def set_aside(path: str | Path, why: str, into: str | Path | None = None,
     log.warning("cached %s is not reused: %s; %s, recomputing it", path, why, where)
 
 
-def read_checked(path: str | Path, expected: Mapping[str, Any], read: Callable[[Path], T],
-                 validate: Callable[[T], str | None] | None = None, *,
-                 require_checksum: bool = True, sidecar: str = ".json",
-                 into: str | Path | None = None) -> T | None:
+def read_checked(
+    path: str | Path,
+    expected: Mapping[str, Any],
+    read: Callable[[Path], T],
+    validate: Callable[[T], str | None] | None = None,
+    *,
+    require_checksum: bool = True,
+    sidecar: str = ".json",
+    into: str | Path | None = None,
+) -> T | None:
     """The artefact ``path`` read by ``read``, or ``None`` if it is missing or bad.
 
     Before reuse the artefact is checked against its sidecar (:func:`artefact_problem` with
@@ -252,8 +269,7 @@ def read_checked(path: str | Path, expected: Mapping[str, Any], read: Callable[[
         try:
             value = read(path)
         except Exception as exc:  # readers (pyarrow, zipfile) raise many types on damage
-            why = f"unreadable {path.suffix.lstrip('.') or 'file'} " \
-                  f"({type(exc).__name__}: {exc})"
+            why = f"unreadable {path.suffix.lstrip('.') or 'file'} ({type(exc).__name__}: {exc})"
         else:
             why = validate(value) if validate is not None else None
             if why is None:

@@ -78,12 +78,31 @@ __all__ = [
 MIN_TRIALS: int = 10
 
 #: Columns of a chapter's claims table (:func:`evaluate`; the index is the statement).
-CLAIM_TABLE_COLUMNS: tuple[str, ...] = ("id", "where in the paper", "paper", "ours",
-                                        *INTERVAL_COLUMNS, "verdict", "note")
+CLAIM_TABLE_COLUMNS: tuple[str, ...] = (
+    "id",
+    "where in the paper",
+    "paper",
+    "ours",
+    *INTERVAL_COLUMNS,
+    "verdict",
+    "note",
+)
 #: Columns of the ledger and of ``results/claims.csv`` (one row per claim).
-LEDGER_COLUMNS: tuple[str, ...] = ("id", "paper", "chapter", "where", "statement",
-                                   "paper_value", "ours", "ci_low", "ci_high", "verdict",
-                                   "reason", "yardstick", "explanation")
+LEDGER_COLUMNS: tuple[str, ...] = (
+    "id",
+    "paper",
+    "chapter",
+    "where",
+    "statement",
+    "paper_value",
+    "ours",
+    "ci_low",
+    "ci_high",
+    "verdict",
+    "reason",
+    "yardstick",
+    "explanation",
+)
 
 
 # -- estimates --------------------------------------------------------------------------------
@@ -159,13 +178,15 @@ def _undefined(est: Estimate) -> tuple[str, str] | None:
 
 
 def _inconclusive(est: Estimate, what: str) -> tuple[str, str]:
-    return ("not testable",
-            f"inconclusive: the 95 % interval {est.interval()} {what}; more trials would decide")
+    return (
+        "not testable",
+        f"inconclusive: the 95 % interval {est.interval()} {what}; more trials would decide",
+    )
 
 
 @dataclass(frozen=True)
 class Below(Rule):
-    """"The quantity lies below ``bound``": reproduced when the whole interval does."""
+    """ "The quantity lies below ``bound``": reproduced when the whole interval does."""
 
     bound: float
 
@@ -187,7 +208,7 @@ class Below(Rule):
 
 @dataclass(frozen=True)
 class Above(Rule):
-    """"The quantity lies above ``bound``": reproduced when the whole interval does."""
+    """ "The quantity lies above ``bound``": reproduced when the whole interval does."""
 
     bound: float
 
@@ -209,7 +230,7 @@ class Above(Rule):
 
 @dataclass(frozen=True)
 class AtLeast(Rule):
-    """"At least ``k`` (of ``of``)", for counts: the interval's low end must reach ``k``."""
+    """ "At least ``k`` (of ``of``)", for counts: the interval's low end must reach ``k``."""
 
     k: float
     of: int | None = None
@@ -232,7 +253,7 @@ class AtLeast(Rule):
 
 @dataclass(frozen=True)
 class AtMost(Rule):
-    """"At most ``k``", for counts: the interval's high end must not exceed ``k``."""
+    """ "At most ``k``", for counts: the interval's high end must not exceed ``k``."""
 
     k: float
 
@@ -254,7 +275,7 @@ class AtMost(Rule):
 
 @dataclass(frozen=True)
 class Band(Rule):
-    """"The quantity lies in ``[lower, upper]``" -- only where the paper states a band.
+    """ "The quantity lies in ``[lower, upper]``" -- only where the paper states a band.
 
     ``why`` says which words of the paper make it a band ("about 10 %", "roughly half").
     """
@@ -280,13 +301,14 @@ class Band(Rule):
 
     def describe(self) -> str:
         """In words."""
-        return (f"in [{fmt(self.lower)}, {fmt(self.upper)}]"
-                + (f" (a band: {self.why})" if self.why else ""))
+        return f"in [{fmt(self.lower)}, {fmt(self.upper)}]" + (
+            f" (a band: {self.why})" if self.why else ""
+        )
 
 
 @dataclass(frozen=True)
 class Covers(Rule):
-    """"The quantity equals ``value``": reproduced when the interval covers it."""
+    """ "The quantity equals ``value``": reproduced when the interval covers it."""
 
     value: float
 
@@ -320,7 +342,8 @@ class NoData(Rule):
     def describe(self) -> str:
         """In words."""
         return "no yardstick: the data do not exist" + (
-            f" (would need {self.would_need})" if self.would_need else "")
+            f" (would need {self.would_need})" if self.would_need else ""
+        )
 
 
 #: Order in which a part decides a composite's verdict (the weakest first).
@@ -337,8 +360,13 @@ def deciding_part(rule: Rule, est: Estimate) -> Estimate | None:
         return None
     judged = []
     for name, part in est.parts.items():
-        sub = (rule.rule if isinstance(rule, Every) else
-               rule.rules.get(name) if isinstance(rule, AllOf) else None)
+        sub = (
+            rule.rule
+            if isinstance(rule, Every)
+            else rule.rules.get(name)
+            if isinstance(rule, AllOf)
+            else None
+        )
         if sub is None:
             continue
         judged.append((_WEAKEST.index(sub.judge(part)[0]), name, part))
@@ -372,8 +400,10 @@ def combine_verdicts(parts: Mapping[str, tuple[str, str]]) -> tuple[str, str]:
     if yes and no:
         return "partly", f"holds on {', '.join(yes)}; contradicted on {', '.join(no)}"
     if no and not yes:
-        return "not reproduced", (f"contradicted on {', '.join(no)}"
-                                  + (f"; not testable on {', '.join(nt)}" if nt else ""))
+        return "not reproduced", (
+            f"contradicted on {', '.join(no)}"
+            + (f"; not testable on {', '.join(nt)}" if nt else "")
+        )
     if by["partly"] and not nt:
         return "partly", f"parts only partly reproduced: {', '.join(by['partly'])}"
     reasons = "; ".join(f"{n}: {parts[n][1]}" for n in nt)
@@ -382,7 +412,7 @@ def combine_verdicts(parts: Mapping[str, tuple[str, str]]) -> tuple[str, str]:
 
 @dataclass(frozen=True)
 class Every(Rule):
-    """"The statement holds on every part" (task, method): ``rule`` per part, then combined."""
+    """ "The statement holds on every part" (task, method): ``rule`` per part, then combined."""
 
     rule: Rule
 
@@ -408,8 +438,9 @@ class AllOf(Rule):
         parts = est.parts or {}
         judged = {}
         for name, rule in self.rules.items():
-            judged[name] = (rule.judge(parts[name]) if name in parts
-                            else ("not testable", "not in the run"))
+            judged[name] = (
+                rule.judge(parts[name]) if name in parts else ("not testable", "not in the run")
+            )
         return combine_verdicts(judged)
 
     def describe(self) -> str:
@@ -452,8 +483,9 @@ class Needs:
         why = []
         lack = [t for t in self.tasks if t not in scope.tasks]
         if lack:
-            why.append(f"needs task(s) {', '.join(lack)}, the run has "
-                       f"{', '.join(scope.tasks) or 'none'}")
+            why.append(
+                f"needs task(s) {', '.join(lack)}, the run has {', '.join(scope.tasks) or 'none'}"
+            )
         n = max(self.n_tasks, len(self.tasks))
         if len(scope.tasks) < n and not lack:
             why.append(f"needs {n} tasks, the run has {len(scope.tasks)}")
@@ -537,14 +569,19 @@ def _judge(claim: Claim, evidence: Any, scope: Scope) -> tuple[Estimate | None, 
     if not est.defined and est.parts:
         part = deciding_part(claim.rule, est)
         if part is not None and part.defined:
-            est = replace(est, low=part.low, high=part.high,
-                          note=(est.note + "; " if est.note else "")
-                          + "interval: of the part that decides the verdict")
+            est = replace(
+                est,
+                low=part.low,
+                high=part.high,
+                note=(est.note + "; " if est.note else "")
+                + "interval: of the part that decides the verdict",
+            )
     return est, verdict, reason
 
 
-def evaluate(claims: Iterable[Claim], evidence: Any, scope: Scope,
-             ledger: bool = False) -> pd.DataFrame:
+def evaluate(
+    claims: Iterable[Claim], evidence: Any, scope: Scope, ledger: bool = False
+) -> pd.DataFrame:
     """Judge every record against ``evidence`` and return one row per claim.
 
     Parameters
@@ -565,43 +602,65 @@ def evaluate(claims: Iterable[Claim], evidence: Any, scope: Scope,
         est, verdict, reason = _judge(c, evidence, scope)
         note = reason if est is None or not est.note else f"{reason}; {est.note}"
         if ledger:
-            rows.append({
-                "id": c.id, "paper": c.paper, "chapter": c.chapter, "where": c.where,
-                "statement": c.statement, "paper_value": c.paper_value,
-                "ours": "" if est is None else est.shown(),
-                "ci_low": np.nan if est is None or not est.defined else float(est.low),
-                "ci_high": np.nan if est is None or not est.defined else float(est.high),
-                "verdict": verdict, "reason": note, "yardstick": c.rule.describe()
-                + (f" ({c.yardstick})" if c.yardstick else ""),
-                "explanation": c.explanation})
+            rows.append(
+                {
+                    "id": c.id,
+                    "paper": c.paper,
+                    "chapter": c.chapter,
+                    "where": c.where,
+                    "statement": c.statement,
+                    "paper_value": c.paper_value,
+                    "ours": "" if est is None else est.shown(),
+                    "ci_low": np.nan if est is None or not est.defined else float(est.low),
+                    "ci_high": np.nan if est is None or not est.defined else float(est.high),
+                    "verdict": verdict,
+                    "reason": note,
+                    "yardstick": c.rule.describe() + (f" ({c.yardstick})" if c.yardstick else ""),
+                    "explanation": c.explanation,
+                }
+            )
         else:
             q = "auto" if est is None else est.quantity
-            rows.append({
-                "claim": c.statement, "id": c.id, "where in the paper": c.where,
-                "paper": c.paper_value, "ours": "-" if est is None else est.shown(),
-                INTERVAL_COLUMNS[0]: ("-" if est is None or not est.defined
-                                      else fmt_pair(est.low, est.high, q)[0]),
-                INTERVAL_COLUMNS[1]: ("-" if est is None or not est.defined
-                                      else fmt_pair(est.low, est.high, q)[1]),
-                "verdict": verdict, "note": note})
+            rows.append(
+                {
+                    "claim": c.statement,
+                    "id": c.id,
+                    "where in the paper": c.where,
+                    "paper": c.paper_value,
+                    "ours": "-" if est is None else est.shown(),
+                    INTERVAL_COLUMNS[0]: (
+                        "-" if est is None or not est.defined else fmt_pair(est.low, est.high, q)[0]
+                    ),
+                    INTERVAL_COLUMNS[1]: (
+                        "-" if est is None or not est.defined else fmt_pair(est.low, est.high, q)[1]
+                    ),
+                    "verdict": verdict,
+                    "note": note,
+                }
+            )
     if ledger:
         return pd.DataFrame(rows, columns=list(LEDGER_COLUMNS))
     return pd.DataFrame(rows, columns=["claim", *CLAIM_TABLE_COLUMNS]).set_index("claim")
 
 
-def evaluate_findings(findings: Iterable[Finding], evidence: Any,
-                      scope: Scope) -> pd.DataFrame:
+def evaluate_findings(findings: Iterable[Finding], evidence: Any, scope: Scope) -> pd.DataFrame:
     """Our own findings: statement, value and 95 % interval (no verdict, not counted)."""
     rows = []
     for f in findings:
         why = f.needs.missing(scope)
         est = None if why is not None else f.statistic(evidence)
-        rows.append({"finding": f.statement, "id": f.id,
-                     "ours": "-" if est is None else est.shown(),
-                     "95% CI": "-" if est is None else est.interval(),
-                     "note": why if est is None else est.note})
-    return pd.DataFrame(rows, columns=["finding", "id", "ours", "95% CI", "note"]
-                        ).set_index("finding")
+        rows.append(
+            {
+                "finding": f.statement,
+                "id": f.id,
+                "ours": "-" if est is None else est.shown(),
+                "95% CI": "-" if est is None else est.interval(),
+                "note": why if est is None else est.note,
+            }
+        )
+    return pd.DataFrame(rows, columns=["finding", "id", "ours", "95% CI", "note"]).set_index(
+        "finding"
+    )
 
 
 # -- win counts with a real interval ----------------------------------------------------------
@@ -629,8 +688,7 @@ def win_count_interval(
     if better not in ("below", "above"):
         raise ValueError(f"better must be 'below' or 'above', got {better!r}")
     if not pairs:
-        return Estimate(float("nan"), text="0 parts", note="no part to count",
-                        quantity="count")
+        return Estimate(float("nan"), text="0 parts", note="no part to count", quantity="count")
     rng = np.random.default_rng(seed)
     sign = 1.0 if better == "below" else -1.0
     wins = 0
@@ -645,37 +703,62 @@ def win_count_interval(
         counts += d[idx].mean(axis=1) < 0
     lo, hi = np.quantile(counts, [(1 - level) / 2, 1 - (1 - level) / 2])
     n = len(pairs)
-    return Estimate(float(wins), float(np.floor(lo)), float(np.ceil(hi)),
-                    text=f"{wins} of {n}",
-                    note=(f"wins counted by means over {n} parts; interval: percentile "
-                          f"bootstrap of the count ({n_boot} resamples of trials per part)"),
-                    quantity="count")
+    return Estimate(
+        float(wins),
+        float(np.floor(lo)),
+        float(np.ceil(hi)),
+        text=f"{wins} of {n}",
+        note=(
+            f"wins counted by means over {n} parts; interval: percentile "
+            f"bootstrap of the count ({n_boot} resamples of trials per part)"
+        ),
+        quantity="count",
+    )
 
 
 # -- the rule set, for the book ---------------------------------------------------------------
 def rules_table() -> pd.DataFrame:
     """The one rule set, as the appendix prints it (verdict, when it is given)."""
     rows = [
-        ("reproduced", "the 95 % interval supports the statement as stated; for a composite "
-         "statement, every part is reproduced"),
-        ("not reproduced", "the 95 % interval contradicts the statement; for a composite, no "
-         "part is reproduced and at least one is contradicted"),
-        ("partly", "only for a composite statement whose parts disagree: some reproduced, some "
-         "contradicted"),
-        ("not testable", "the interval is undefined; or it straddles the statement's bound "
-         "(inconclusive: more trials would decide); or the run lacks the tasks, methods or "
-         "trials the statement refers to; or the released data cannot test it. The reason is "
-         "always given"),
+        (
+            "reproduced",
+            "the 95 % interval supports the statement as stated; for a composite "
+            "statement, every part is reproduced",
+        ),
+        (
+            "not reproduced",
+            "the 95 % interval contradicts the statement; for a composite, no "
+            "part is reproduced and at least one is contradicted",
+        ),
+        (
+            "partly",
+            "only for a composite statement whose parts disagree: some reproduced, some "
+            "contradicted",
+        ),
+        (
+            "not testable",
+            "the interval is undefined; or it straddles the statement's bound "
+            "(inconclusive: more trials would decide); or the run lacks the tasks, methods or "
+            "trials the statement refers to; or the released data cannot test it. The reason is "
+            "always given",
+        ),
     ]
     yard = [
         ("Below / Above b", "a direction ('A is faster than B'): the whole interval on that side"),
         ("Covers v", "a value ('38 evaluations'): the interval covers v"),
-        ("Band [l, u]", "only where the paper's words are a band or an approximation ('about', "
-         "'roughly'): the whole interval inside the band"),
-        ("AtLeast k of n", "a count of wins ('4 of 6'): the bootstrap interval of the count "
-         "lies at or above k"),
-        ("Every / AllOf", "a statement over several parts: each part by its rule, then combined "
-         "as above"),
+        (
+            "Band [l, u]",
+            "only where the paper's words are a band or an approximation ('about', "
+            "'roughly'): the whole interval inside the band",
+        ),
+        (
+            "AtLeast k of n",
+            "a count of wins ('4 of 6'): the bootstrap interval of the count lies at or above k",
+        ),
+        (
+            "Every / AllOf",
+            "a statement over several parts: each part by its rule, then combined as above",
+        ),
     ]
     out = pd.DataFrame(rows + yard, columns=["verdict or yardstick", "when"])
     out.insert(0, "kind", ["verdicts"] * len(rows) + ["yardsticks"] * len(yard))

@@ -129,8 +129,10 @@ def load_run_spec(path: str | Path) -> RunSpec:
     path = Path(path)
     spec_file, frame_file = path / "spec.json", path / "results.parquet"
     if not spec_file.exists() or not frame_file.exists():
-        raise FileNotFoundError(f"{path} is not a run directory (it needs spec.json and "
-                                f"results.parquet, as `nmthpo run ... --out {path}` writes)")
+        raise FileNotFoundError(
+            f"{path} is not a run directory (it needs spec.json and "
+            f"results.parquet, as `nmthpo run ... --out {path}` writes)"
+        )
     return RunSpec.from_json(spec_file.read_text())
 
 
@@ -150,13 +152,16 @@ def method_names(runs: Sequence[RunResult]) -> list[str]:
         out.append(b)
     dupes = {n for n in out if out.count(n) > 1}
     if dupes:
-        raise ValueError(f"two runs of {sorted(dupes)} with the same settings on one task; "
-                         "pass each run directory once")
+        raise ValueError(
+            f"two runs of {sorted(dupes)} with the same settings on one task; "
+            "pass each run directory once"
+        )
     return out
 
 
-def baseline_run(name: str, like: RunSpec, trials: int, progress: bool = False,
-                 folder: str | None = None) -> tuple[RunResult, str]:
+def baseline_run(
+    name: str, like: RunSpec, trials: int, progress: bool = False, folder: str | None = None
+) -> tuple[RunResult, str]:
     """The first ``trials`` trials of baseline ``name`` paired with ``like``, and their source.
 
     Read from the book's cache folder ``results/<folder>`` when it holds them, else (or without
@@ -165,17 +170,31 @@ def baseline_run(name: str, like: RunSpec, trials: int, progress: bool = False,
     book = results_dir() / folder if folder is not None else None
     if book is not None and book.exists():
         for spec, pq in cached_runs(book):
-            if (spec.method == name and spec.task == like.task
-                    and spec.objective == like.objective and spec.seed == like.seed
-                    and spec.n_init == like.n_init and spec.budget is None
-                    and spec.stop == "target" and not spec.settings):
+            if (
+                spec.method == name
+                and spec.task == like.task
+                and spec.objective == like.objective
+                and spec.seed == like.seed
+                and spec.n_init == like.n_init
+                and spec.budget is None
+                and spec.stop == "target"
+                and not spec.settings
+            ):
                 have = int(pd.read_parquet(pq, columns=["trial"])["trial"].nunique())
                 if have >= trials:
                     rel = f"results/{folder}/{pq.name}"
                     return load_run(spec, book, trials=trials), rel
     cache = user_cache_dir() / "compare"
-    res = run(name, like.task, trials=trials, seed=like.seed, objective=like.objective,
-              n_init=like.n_init, cache_dir=cache, progress=progress)
+    res = run(
+        name,
+        like.task,
+        trials=trials,
+        seed=like.seed,
+        objective=like.objective,
+        n_init=like.n_init,
+        cache_dir=cache,
+        progress=progress,
+    )
     return res, f"computed: {cache / res.spec.stem()}.parquet"
 
 
@@ -279,8 +298,10 @@ class Design:
 
     def summary(self) -> str:
         """One line: trials, pairs and the smallest attainable corrected p-value."""
-        return (f"{self.trials} {self.unit}, {self.pairs} pairs tested: the smallest "
-                f"attainable Holm-corrected p is {self.min_p_holm:.3g}")
+        return (
+            f"{self.trials} {self.unit}, {self.pairs} pairs tested: the smallest "
+            f"attainable Holm-corrected p is {self.min_p_holm:.3g}"
+        )
 
     def warning(self) -> str | None:
         """The message when no test can reach ``alpha`` (else None)."""
@@ -288,30 +309,43 @@ class Design:
             return None
         if self.pairs == 0:
             return "no pair of methods to test"
-        return (f"{self.trials} {self.unit}: the smallest attainable corrected p is "
-                f"{self.min_p_holm:.3g} (Wilcoxon signed-rank, Holm over {self.pairs} pairs), "
-                f"not below alpha {self.alpha:g}, so no test can find a difference; use at "
-                f"least {self.trials_needed} {self.unit}")
+        return (
+            f"{self.trials} {self.unit}: the smallest attainable corrected p is "
+            f"{self.min_p_holm:.3g} (Wilcoxon signed-rank, Holm over {self.pairs} pairs), "
+            f"not below alpha {self.alpha:g}, so no test can find a difference; use at "
+            f"least {self.trials_needed} {self.unit}"
+        )
 
     def note(self) -> str | None:
         """The message when runs are cut to the common trials (else None)."""
         if not self.longer:
             return None
         cut = ", ".join(f"{k} has {v}" for k, v in self.longer.items())
-        return (f"{cut} trials: only the first {self.trials} (the trials common to every run) "
-                "are paired")
+        return (
+            f"{cut} trials: only the first {self.trials} (the trials common to every run) "
+            "are paired"
+        )
 
     def to_json(self) -> dict[str, Any]:
         """``{"trials", "pairs", "alpha", "min_p_holm", "can_reach", "trials_needed", "unit",
         "longer"}``."""
-        return {"trials": self.trials, "pairs": self.pairs, "alpha": self.alpha,
-                "min_p_holm": self.min_p_holm, "can_reach": self.can_reach,
-                "trials_needed": self.trials_needed, "unit": self.unit,
-                "longer": dict(self.longer)}
+        return {
+            "trials": self.trials,
+            "pairs": self.pairs,
+            "alpha": self.alpha,
+            "min_p_holm": self.min_p_holm,
+            "can_reach": self.can_reach,
+            "trials_needed": self.trials_needed,
+            "unit": self.unit,
+            "longer": dict(self.longer),
+        }
 
 
-def pairs_to_test(mine: Sequence[str], baselines: Sequence[str], pairs: str = "mine",
-               ) -> list[tuple[str, str]]:
+def pairs_to_test(
+    mine: Sequence[str],
+    baselines: Sequence[str],
+    pairs: str = "mine",
+) -> list[tuple[str, str]]:
     """The pairs of methods ``(a, b)`` a comparison tests.
 
     Parameters
@@ -344,19 +378,27 @@ def _wilcoxon(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
     return float(stats.wilcoxon(a, b).pvalue), balance
 
 
-def _scores(res: RunResult, limit: int | None, objective: str, ties: str, n_init: int,
-            ) -> tuple[pd.DataFrame, int]:
+def _scores(
+    res: RunResult,
+    limit: int | None,
+    objective: str,
+    ties: str,
+    n_init: int,
+) -> tuple[pd.DataFrame, int]:
     table = load_table(res.spec.task)
     seqs = [s[:limit] if limit is not None else s for s in res.sequences]
     default = 20 if objective == "bleu" else 50
     budget = default if limit is None else min(default, limit)
-    frame = evaluate_sequences(seqs, table.bleu, table.pareto, objective=objective, ties=ties,
-                               n_init=n_init, budget=budget).drop(columns="trial")
+    frame = evaluate_sequences(
+        seqs, table.bleu, table.pareto, objective=objective, ties=ties, n_init=n_init, budget=budget
+    ).drop(columns="trial")
     censored = int(frame.isna().to_numpy().sum())
     if censored:
         if limit is None:
-            raise ValueError(f"{res.spec.method}: some sequences stop before the target "
-                             "without a budget; were they written by `nmthpo run`?")
+            raise ValueError(
+                f"{res.spec.method}: some sequences stop before the target "
+                "without a budget; were they written by `nmthpo run`?"
+            )
         frame = frame.fillna(float(limit + 1))
     return frame, censored
 
@@ -401,8 +443,11 @@ class Comparison:
         """
         keys = ("mean", "ci_low", "ci_high", "rel_rs", "mean_rank")
         return {
-            "task": self.task, "objective": self.objective, "ties": self.ties,
-            "trials": self.trials, "metric": self.metric,
+            "task": self.task,
+            "objective": self.objective,
+            "ties": self.ties,
+            "trials": self.trials,
+            "metric": self.metric,
             "methods": {k: {f: v[f] for f in keys} for k, v in self.summary[self.metric].items()},
             "tests": self.tests,
             "pairs": self.pairs,
@@ -432,9 +477,15 @@ def _defaults(objective: str, book: Mapping[str, BaselineSet] | None) -> Baselin
     return None if book is None else book.get(objective)
 
 
-def _setup(runs: Sequence[RunResult], task: str, baselines: Sequence[str] | None, ties: str,
-           metric: str | None, pairs: str,
-           book: Mapping[str, BaselineSet] | None = None) -> _Setup:
+def _setup(
+    runs: Sequence[RunResult],
+    task: str,
+    baselines: Sequence[str] | None,
+    ties: str,
+    metric: str | None,
+    pairs: str,
+    book: Mapping[str, BaselineSet] | None = None,
+) -> _Setup:
     check_task(task)
     if ties not in TIES:
         raise ValueError(f"unknown ties convention {ties!r}; valid: {', '.join(TIES)}")
@@ -445,19 +496,25 @@ def _setup(runs: Sequence[RunResult], task: str, baselines: Sequence[str] | None
     other = [r for r in runs if r.spec.task != task]
     if other:
         listed = ", ".join(f"{r.spec.method} (task {r.spec.task})" for r in other)
-        raise ValueError(f"runs of another task than {task!r}: {listed}; pass only runs of "
-                         f"{task}, or compare every task with --task all")
+        raise ValueError(
+            f"runs of another task than {task!r}: {listed}; pass only runs of "
+            f"{task}, or compare every task with --task all"
+        )
     first = runs[0].spec
     for r in runs[1:]:
         for f in ("objective", "seed", "n_init"):
             if getattr(r.spec, f) != getattr(first, f):
-                raise ValueError(f"runs differ in {f} ({getattr(first, f)!r} vs "
-                                 f"{getattr(r.spec, f)!r}); only runs with one {f} pair up")
+                raise ValueError(
+                    f"runs differ in {f} ({getattr(first, f)!r} vs "
+                    f"{getattr(r.spec, f)!r}); only runs with one {f} pair up"
+                )
     metrics = SINGLE_METRICS if first.objective == "bleu" else PARETO_METRICS
     metric = metric or metrics[0]
     if metric not in metrics:
-        raise ValueError(f"metric {metric!r} does not apply to objective {first.objective!r}; "
-                         f"valid: {', '.join(metrics)}")
+        raise ValueError(
+            f"metric {metric!r} does not apply to objective {first.objective!r}; "
+            f"valid: {', '.join(metrics)}"
+        )
     trials = min(r.trials for r in runs)
     for r in runs:
         if sorted(r.frame["trial"].unique())[:trials] != list(range(trials)):
@@ -466,16 +523,19 @@ def _setup(runs: Sequence[RunResult], task: str, baselines: Sequence[str] | None
     if baselines is None:
         default = _defaults(first.objective, book)
         if default is None:
-            raise ValueError(f"no baselines for objective {first.objective!r}: name them "
-                             "(baselines=[...]) or pass book={objective: BaselineSet(...)}, "
-                             "e.g. nmthpo.studies.grids.compare_baselines()")
+            raise ValueError(
+                f"no baselines for objective {first.objective!r}: name them "
+                "(baselines=[...]) or pass book={objective: BaselineSet(...)}, "
+                "e.g. nmthpo.studies.grids.compare_baselines()"
+            )
         baselines = default.methods
     wanted = ["rs", *baselines]
     base = [b for b in dict.fromkeys(wanted) if b not in names]
     tested = pairs_to_test(names, base, pairs)
     longer = {n: r.trials for n, r in zip(names, runs, strict=True) if r.trials > trials}
-    return _Setup(list(runs), names, trials, metric, base, tested,
-                  Design(trials, len(tested), longer=longer))
+    return _Setup(
+        list(runs), names, trials, metric, base, tested, Design(trials, len(tested), longer=longer)
+    )
 
 
 def plan(
@@ -569,17 +629,40 @@ def compare(
             v = mat[:, j]
             mean, lo, hi = bootstrap_mean(v, seed=seed)
             rel, rlo, rhi = paired_ratio(v, rs, seed=seed)
-            summary[m][k] = {"mean": mean, "ci_low": lo, "ci_high": hi, "rel_rs": rel,
-                             "rel_rs_low": rlo, "rel_rs_high": rhi,
-                             "mean_rank": float(ranks[j])}
-    tests = _pair_tests({k: values[k][s.metric].to_numpy(dtype=float) for k in order},
-                        s.metric in HIGHER_IS_BETTER, s.pairs)
-    return Comparison(task, objective, ties, s.trials, s.metric, values, summary, tests,
-                      sources, censored, s.design, s.names, pairs)
+            summary[m][k] = {
+                "mean": mean,
+                "ci_low": lo,
+                "ci_high": hi,
+                "rel_rs": rel,
+                "rel_rs_low": rlo,
+                "rel_rs_high": rhi,
+                "mean_rank": float(ranks[j]),
+            }
+    tests = _pair_tests(
+        {k: values[k][s.metric].to_numpy(dtype=float) for k in order},
+        s.metric in HIGHER_IS_BETTER,
+        s.pairs,
+    )
+    return Comparison(
+        task,
+        objective,
+        ties,
+        s.trials,
+        s.metric,
+        values,
+        summary,
+        tests,
+        sources,
+        censored,
+        s.design,
+        s.names,
+        pairs,
+    )
 
 
-def _pair_tests(values: dict[str, np.ndarray], higher: bool,
-                pairs: Sequence[tuple[str, str]] | None = None) -> list[dict[str, Any]]:
+def _pair_tests(
+    values: dict[str, np.ndarray], higher: bool, pairs: Sequence[tuple[str, str]] | None = None
+) -> list[dict[str, Any]]:
     """Wilcoxon + Holm over ``pairs`` (default: every pair of ``values``)."""
     pairs = list(itertools.combinations(values, 2)) if pairs is None else list(pairs)
     raw = [_wilcoxon(values[a], values[b]) for a, b in pairs]
@@ -595,8 +678,10 @@ def _pair_tests(values: dict[str, np.ndarray], higher: bool,
 
 
 #: How :func:`compare_tasks` normalises the primary metric before pooling tasks.
-_NORMALISATION = ("the metric divided by random search's mean on the task's paired trials "
-                  "(unscaled where that mean is 0)")
+_NORMALISATION = (
+    "the metric divided by random search's mean on the task's paired trials "
+    "(unscaled where that mean is 0)"
+)
 
 
 @dataclass
@@ -626,22 +711,30 @@ class TaskRanking:
         {"normalisation", "scores", "tests", "design"}, "tasks"}``."""
         first = next(iter(self.comparisons.values()))
         return {
-            "task": "all", "objective": first.objective, "ties": first.ties,
+            "task": "all",
+            "objective": first.objective,
+            "ties": first.ties,
             "trials": {t: c.trials for t, c in self.comparisons.items()},
             "metric": first.metric,
             "ranks": {k: float(v) for k, v in self.ranks.items()},
-            "cd": self.cd, "pvalue": self.pvalue, "omnibus": self.omnibus,
+            "cd": self.cd,
+            "pvalue": self.pvalue,
+            "omnibus": self.omnibus,
             "posthoc": self.posthoc,
-            "pooled": {"normalisation": _NORMALISATION, "scores": self.pooled_scores,
-                       "tests": self.pooled,
-                       "design": None if self.pooled_design is None
-                       else self.pooled_design.to_json()},
+            "pooled": {
+                "normalisation": _NORMALISATION,
+                "scores": self.pooled_scores,
+                "tests": self.pooled,
+                "design": None if self.pooled_design is None else self.pooled_design.to_json(),
+            },
             "tasks": {t: c.to_json() for t, c in self.comparisons.items()},
         }
 
 
-def _by_task(runs: Sequence[RunResult], tasks: Sequence[str] | None,
-             ) -> dict[str, list[RunResult]]:
+def _by_task(
+    runs: Sequence[RunResult],
+    tasks: Sequence[str] | None,
+) -> dict[str, list[RunResult]]:
     have = sorted({r.spec.task for r in runs})
     tasks = list(tasks) if tasks is not None else have
     other = [r for r in runs if r.spec.task not in tasks]
@@ -649,9 +742,11 @@ def _by_task(runs: Sequence[RunResult], tasks: Sequence[str] | None,
         names = ", ".join(f"{r.spec.method} (task {r.spec.task})" for r in other)
         raise ValueError(f"runs of tasks not compared ({', '.join(tasks)}): {names}")
     if len(tasks) < MIN_TASKS:
-        raise ValueError(f"ranking across tasks needs runs on at least {MIN_TASKS} tasks "
-                         f"(autorank's minimum), got {len(tasks)}; for one task pass "
-                         "--task TASK")
+        raise ValueError(
+            f"ranking across tasks needs runs on at least {MIN_TASKS} tasks "
+            f"(autorank's minimum), got {len(tasks)}; for one task pass "
+            "--task TASK"
+        )
     grouped = {t: [r for r in runs if r.spec.task == t] for t in tasks}
     empty = [t for t, rs in grouped.items() if not rs]
     if empty:
@@ -659,14 +754,15 @@ def _by_task(runs: Sequence[RunResult], tasks: Sequence[str] | None,
     return grouped
 
 
-def _pooled_pairs(setups: Sequence[_Setup], pairs: str,
-                  ) -> tuple[list[str], list[str], list[tuple[str, str]], Design]:
+def _pooled_pairs(
+    setups: Sequence[_Setup],
+    pairs: str,
+) -> tuple[list[str], list[str], list[tuple[str, str]], Design]:
     """Your methods and the baselines present on every task, the pairs to test, the design."""
     mine = [n for n in setups[0].names if all(n in s.names for s in setups)]
     base = [b for b in setups[0].baselines if all(b in s.baselines for s in setups)]
     tested = pairs_to_test(mine, base, pairs)
-    design = Design(sum(s.trials for s in setups), len(tested),
-                    unit="pooled (task, trial) pairs")
+    design = Design(sum(s.trials for s in setups), len(tested), unit="pooled (task, trial) pairs")
     return mine, base, tested, design
 
 
@@ -678,8 +774,10 @@ def plan_tasks(
     book: Mapping[str, BaselineSet] | None = None,
 ) -> tuple[dict[str, Design], Design]:
     """The designs of :func:`compare_tasks` before any work: per task, and pooled."""
-    setups = {t: _setup(rs, t, baselines, "value", None, pairs, book)
-              for t, rs in _by_task(runs, tasks).items()}
+    setups = {
+        t: _setup(rs, t, baselines, "value", None, pairs, book)
+        for t, rs in _by_task(runs, tasks).items()
+    }
     design = _pooled_pairs(list(setups.values()), pairs)[3]
     return {t: s.design for t, s in setups.items()}, design
 
@@ -725,29 +823,51 @@ def compare_tasks(
     tasks = list(grouped)
     setups = [_setup(rs, t, baselines, ties, metric, pairs, book) for t, rs in grouped.items()]
     mine, base, tested, design = _pooled_pairs(setups, pairs)
-    comps = {t: compare(grouped[t], t, baselines, ties, metric, seed, progress, pairs, book)
-             for t in tasks}
+    comps = {
+        t: compare(grouped[t], t, baselines, ties, metric, seed, progress, pairs, book)
+        for t in tasks
+    }
     common = set.intersection(*(set(c.summary[c.metric]) for c in comps.values()))
     if len(common) < 2:
-        raise ValueError("fewer than two methods are on every task; run each method on "
-                         "every task you pass")
+        raise ValueError(
+            "fewer than two methods are on every task; run each method on every task you pass"
+        )
     first = next(iter(comps.values()))
     cols = [k for k in first.summary[first.metric] if k in common]
-    means = pd.DataFrame({k: [comps[t].summary[c.metric][k]["mean"]
-                              for t, c in comps.items()] for k in cols}, index=tasks)
+    means = pd.DataFrame(
+        {k: [comps[t].summary[c.metric][k]["mean"] for t, c in comps.items()] for k in cols},
+        index=tasks,
+    )
     higher = first.metric in HIGHER_IS_BETTER
     with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        result = autorank(means, alpha=ALPHA, order="descending" if higher else "ascending",
-                          force_mode="nonparametric", verbose=False)
+        result = autorank(
+            means,
+            alpha=ALPHA,
+            order="descending" if higher else "ascending",
+            force_mode="nonparametric",
+            verbose=False,
+        )
     ranks = result.rankdf["meanrank"].astype(float).sort_values()
     cd = None if result.cd is None else float(result.cd)
-    scaled = {k: np.concatenate([_normalised(c, k) for c in comps.values()])
-              for k in [*mine, *base]}
+    scaled = {
+        k: np.concatenate([_normalised(c, k) for c in comps.values()]) for k in [*mine, *base]
+    }
     pooled = _pair_tests(scaled, higher, tested)
     scores = {k: float(v.mean()) for k, v in scaled.items()}
-    return TaskRanking(comps, means, ranks, cd, float(result.pvalue), str(result.omnibus),
-                       str(result.posthoc), result, pooled, design, scores)
+    return TaskRanking(
+        comps,
+        means,
+        ranks,
+        cd,
+        float(result.pvalue),
+        str(result.omnibus),
+        str(result.posthoc),
+        result,
+        pooled,
+        design,
+        scores,
+    )
 
 
 def _normalised(comp: Comparison, name: str) -> np.ndarray:
@@ -759,6 +879,7 @@ def _normalised(comp: Comparison, name: str) -> np.ndarray:
 
 def dumps(obj: Any) -> str:
     """JSON text of a comparison (NaN as null)."""
+
     def clean(x: Any) -> Any:
         if isinstance(x, dict):
             return {k: clean(v) for k, v in x.items()}

@@ -102,9 +102,14 @@ class CurveRunSpec:
 
     def payload(self) -> dict[str, Any]:
         """The fields the cache key hashes."""
-        return {"method": self.method, "task": self.task, "budget": int(self.budget),
-                "seed": int(self.seed), "settings": dict(sorted(dict(self.settings).items())),
-                "engine": "fidelity-1"}
+        return {
+            "method": self.method,
+            "task": self.task,
+            "budget": int(self.budget),
+            "seed": int(self.seed),
+            "settings": dict(sorted(dict(self.settings).items())),
+            "engine": "fidelity-1",
+        }
 
     def key(self) -> str:
         """A stable hash of :meth:`payload`."""
@@ -152,21 +157,24 @@ class CurveRunSpec:
         """The run's result object."""
         return CurveRunResult(self, frame)
 
-
     def validate(self) -> CurveRunSpec:
         """Raise ``ValueError``/``KeyError`` with a clear message for nonsense settings."""
         m = self.method_spec()
         if not m.runs_on_curves():
-            raise ValueError(f"method {self.method!r} does not run on learning curves; "
-                             "multi-fidelity methods: rs, sh, hb, asha, bohb, sh-upstream, "
-                             "optuna-pruner:<PrunerClass>")
+            raise ValueError(
+                f"method {self.method!r} does not run on learning curves; "
+                "multi-fidelity methods: rs, sh, hb, asha, bohb, sh-upstream, "
+                "optuna-pruner:<PrunerClass>"
+            )
         table = load_curves(self.task)
         if self.seed < 0:
             raise ValueError(f"seed must be >= 0, got {self.seed}")
         if not table.max_len <= self.budget:
-            raise ValueError(f"budget must be at least the longest curve of {self.task} "
-                             f"({table.max_len} checkpoints: one full training run), got "
-                             f"{self.budget}")
+            raise ValueError(
+                f"budget must be at least the longest curve of {self.task} "
+                f"({table.max_len} checkpoints: one full training run), got "
+                f"{self.budget}"
+            )
         return self
 
 
@@ -193,6 +201,7 @@ def _log_problem(spec: CurveRunSpec, cols: Mapping[str, np.ndarray]) -> str | No
         return "values differ from the learning curves'"
     return None
 
+
 def _build(spec: CurveRunSpec, table: LearningCurveTable, rng: np.random.Generator) -> Any:
     m = spec.method_spec()
     cls = load_class(m, fidelity=True)
@@ -202,8 +211,9 @@ def _build(spec: CurveRunSpec, table: LearningCurveTable, rng: np.random.Generat
     try:
         return cls(table.X, table.max_len, rng, **settings)
     except TypeError as exc:
-        raise ValueError(f"method {spec.method!r}: bad setting(s) {sorted(spec.settings)} "
-                         f"({exc})") from None
+        raise ValueError(
+            f"method {spec.method!r}: bad setting(s) {sorted(spec.settings)} ({exc})"
+        ) from None
 
 
 def build_optimizer(spec: CurveRunSpec, table: LearningCurveTable, trial: int) -> Any:
@@ -218,8 +228,9 @@ def _init_params(cls: type) -> set[str]:
     return set(inspect.signature(cls).parameters)
 
 
-def simulate_trial(spec: CurveRunSpec, trial: int,
-                   table: LearningCurveTable | None = None) -> dict[str, np.ndarray]:
+def simulate_trial(
+    spec: CurveRunSpec, trial: int, table: LearningCurveTable | None = None
+) -> dict[str, np.ndarray]:
     """Run trial ``trial`` of ``spec`` (see the module docstring); arrays of its log.
 
     Returns
@@ -237,8 +248,9 @@ def simulate_trial(spec: CurveRunSpec, trial: int,
     reserved = charged = 0
     running: list[tuple[int, int, int, int, int]] = []  # (finish, seq, row, k, new)
     clock, seq, stopped = 0, 0, False
-    log: dict[str, list[Any]] = {c: [] for c in ("row", "checkpoint", "value", "cost",
-                                                 "recommended")}
+    log: dict[str, list[Any]] = {
+        c: [] for c in ("row", "checkpoint", "value", "cost", "recommended")
+    }
     rec, rec_depth, rec_score = -1, -1, -np.inf
     limit = n * (longest + 2) + 10
     while True:
@@ -248,8 +260,9 @@ def simulate_trial(spec: CurveRunSpec, trial: int,
                 break
             row, k = int(job[0]), int(job[1])
             if not 0 <= row < n or k < 1:
-                raise ValueError(f"{spec.method} asked for job {job!r}: rows are 0..{n - 1}, "
-                                 "checkpoints >= 1")
+                raise ValueError(
+                    f"{spec.method} asked for job {job!r}: rows are 0..{n - 1}, checkpoints >= 1"
+                )
             reach = table.reached(row, min(k, longest))
             new = max(reach - trained[row], 0)
             if reserved + new > spec.budget:
@@ -278,18 +291,24 @@ def simulate_trial(spec: CurveRunSpec, trial: int,
             log[c].append(v)
         if len(log["row"]) > limit:
             raise RuntimeError(f"{spec.method} did not finish within {limit} jobs")
-    return {"row": np.asarray(log["row"], dtype=int),
-            "checkpoint": np.asarray(log["checkpoint"], dtype=int),
-            "value": np.asarray(log["value"], dtype=float),
-            "cost": np.asarray(log["cost"], dtype=int),
-            "recommended": np.asarray(log["recommended"], dtype=int)}
+    return {
+        "row": np.asarray(log["row"], dtype=int),
+        "checkpoint": np.asarray(log["checkpoint"], dtype=int),
+        "value": np.asarray(log["value"], dtype=float),
+        "cost": np.asarray(log["cost"], dtype=int),
+        "recommended": np.asarray(log["recommended"], dtype=int),
+    }
 
 
 def _tidy(trial: int, res: Mapping[str, np.ndarray]) -> pd.DataFrame:
     m = res["row"].size
-    return pd.DataFrame({"trial": np.full(m, trial, dtype=int), "step": np.arange(m),
-                         **{c: res[c] for c in ("row", "checkpoint", "value", "cost",
-                                                "recommended")}})
+    return pd.DataFrame(
+        {
+            "trial": np.full(m, trial, dtype=int),
+            "step": np.arange(m),
+            **{c: res[c] for c in ("row", "checkpoint", "value", "cost", "recommended")},
+        }
+    )
 
 
 @dataclass(frozen=True)
@@ -320,9 +339,14 @@ class CurveRunResult:
         table = load_curves(self.spec.task)
         last = self.frame.groupby("trial", sort=True).tail(1)
         rows = last["recommended"].to_numpy(dtype=int)
-        return pd.DataFrame({"trial": last["trial"].to_numpy(dtype=int), "row": rows,
-                             "final_value": table.final[rows],
-                             "cost": last["cost"].to_numpy(dtype=int)})
+        return pd.DataFrame(
+            {
+                "trial": last["trial"].to_numpy(dtype=int),
+                "row": rows,
+                "final_value": table.final[rows],
+                "cost": last["cost"].to_numpy(dtype=int),
+            }
+        )
 
     def save(self, out: str | Path, force: bool = False) -> None:
         """Write ``out/evaluations.parquet``, ``out/recommendations.parquet`` and
@@ -333,11 +357,15 @@ class CurveRunResult:
         out = Path(out)
         check_output(out, self.spec.payload(), force)
         out.mkdir(parents=True, exist_ok=True)
-        for name, frame in (("evaluations", self.evaluations),
-                            ("recommendations", self.recommendations)):
+        for name, frame in (
+            ("evaluations", self.evaluations),
+            ("recommendations", self.recommendations),
+        ):
             atomic_write(out / f"{name}.parquet", functools.partial(_to_parquet, frame))
-        write_text(out / "spec.json", json.dumps(self.spec.payload(), indent=2, sort_keys=True,
-                                                 default=str))
+        write_text(
+            out / "spec.json",
+            json.dumps(self.spec.payload(), indent=2, sort_keys=True, default=str),
+        )
 
 
 def on_curves(method: str | type | MethodSpec, task: str, force: bool = False) -> bool:

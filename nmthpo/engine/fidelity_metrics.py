@@ -29,8 +29,7 @@ def _trials(frame: pd.DataFrame) -> list[pd.DataFrame]:
     return [g for _, g in frame.groupby("trial", sort=True)]
 
 
-def anytime_regret(frame: pd.DataFrame, table: LearningCurveTable,
-                   costs: np.ndarray) -> np.ndarray:
+def anytime_regret(frame: pd.DataFrame, table: LearningCurveTable, costs: np.ndarray) -> np.ndarray:
     """Regret of the recommendation after ``costs`` checkpoints, shape ``(trials, costs)``.
 
     The recommendation at cost ``c`` is the one after the last job whose cumulative cost is
@@ -46,8 +45,7 @@ def anytime_regret(frame: pd.DataFrame, table: LearningCurveTable,
     return np.asarray(out, dtype=float)
 
 
-def cost_to_within(frame: pd.DataFrame, table: LearningCurveTable,
-                   tolerance: float) -> np.ndarray:
+def cost_to_within(frame: pd.DataFrame, table: LearningCurveTable, tolerance: float) -> np.ndarray:
     """Checkpoints spent when the recommendation first comes within ``tolerance`` of the best
     final value (in the metric's units), per trial; ``inf`` if never within the budget."""
     regret = table.regret(table.final)
@@ -88,13 +86,20 @@ def survival(reached: np.ndarray, table: LearningCurveTable, levels: list[int]) 
     rows = []
     for level in levels:
         ok = int(((r > 0) & (r >= min(int(level), length))).sum())
-        rows.append({"checkpoint": int(level), "tried": tried, "survived": ok,
-                     "share": ok / tried if tried else np.nan})
+        rows.append(
+            {
+                "checkpoint": int(level),
+                "tried": tried,
+                "survived": ok,
+                "share": ok / tried if tried else np.nan,
+            }
+        )
     return pd.DataFrame(rows)
 
 
-def trial_metrics(frame: pd.DataFrame, table: LearningCurveTable, budget: int,
-                  tolerance: float, points: int = 20) -> pd.DataFrame:
+def trial_metrics(
+    frame: pd.DataFrame, table: LearningCurveTable, budget: int, tolerance: float, points: int = 20
+) -> pd.DataFrame:
     """Per-trial summary: final regret, cost, configurations started, cost to come within
     ``tolerance``, the checkpoint the true best reached (:func:`best_reached`), and the
     anytime regret at ``points`` equal shares of the budget (``regret@0.05`` ...
@@ -103,14 +108,16 @@ def trial_metrics(frame: pd.DataFrame, table: LearningCurveTable, budget: int,
     any_r = anytime_regret(frame, table, shares * budget)
     g = frame.groupby("trial", sort=True)
     last = g.tail(1)
-    out = pd.DataFrame({
-        "trial": last["trial"].to_numpy(dtype=int),
-        "regret": table.regret(table.final[last["recommended"].to_numpy(dtype=int)]),
-        "cost": last["cost"].to_numpy(dtype=int),
-        "configs": g["row"].nunique().to_numpy(dtype=int),
-        "cost_within": cost_to_within(frame, table, tolerance),
-        "best_reached": best_reached(frame, table),
-    })
+    out = pd.DataFrame(
+        {
+            "trial": last["trial"].to_numpy(dtype=int),
+            "regret": table.regret(table.final[last["recommended"].to_numpy(dtype=int)]),
+            "cost": last["cost"].to_numpy(dtype=int),
+            "configs": g["row"].nunique().to_numpy(dtype=int),
+            "cost_within": cost_to_within(frame, table, tolerance),
+            "best_reached": best_reached(frame, table),
+        }
+    )
     for j, s in enumerate(shares):
         out[f"regret@{s:g}"] = any_r[:, j]
     return out

@@ -85,8 +85,10 @@ class TransferWeights:
 
     def values(self) -> dict[str, np.ndarray]:
         sw = np.vstack(self._sw) if self._sw else np.empty((0, self.K))
-        return {"target_weight": np.asarray(self._tw, dtype=float),
-                "source_weights": sw.reshape(len(self._sw), self.K)}
+        return {
+            "target_weight": np.asarray(self._tw, dtype=float),
+            "source_weights": sw.reshape(len(self._sw), self.K),
+        }
 
 
 class SuggestTime:

@@ -79,9 +79,7 @@ def validate_sequence(sequence: SequenceLike, n_rows: int) -> np.ndarray:
     seq = seq.astype(np.int64)
     bad = seq[(seq < 0) | (seq >= n_rows)]
     if bad.size:
-        raise ValueError(
-            f"row id {int(bad[0])} is outside the table (valid ids 0..{n_rows - 1})"
-        )
+        raise ValueError(f"row id {int(bad[0])} is outside the table (valid ids 0..{n_rows - 1})")
     uniq, counts = np.unique(seq, return_counts=True)
     if np.any(counts > 1):
         raise ValueError(
@@ -122,9 +120,7 @@ def runtime_to(hits: np.ndarray, n_init: int = 3) -> float:
     return float(max(idx[0] + 1, n_init))
 
 
-def ftb(
-    sequence: SequenceLike, bleu: np.ndarray, ties: str = "value", n_init: int = 3
-) -> float:
+def ftb(sequence: SequenceLike, bleu: np.ndarray, ties: str = "value", n_init: int = 3) -> float:
     """Fixed-target best: runtime until the oracle best BLEU is found (see module docstring)."""
     seq = np.asarray(sequence, dtype=np.int64)
     bleu = np.asarray(bleu, dtype=float)
@@ -137,9 +133,7 @@ def ftb(
     return runtime_to(hits, n_init)
 
 
-def ftc(
-    sequence: SequenceLike, bleu: np.ndarray, tolerance: float = 0.5, n_init: int = 3
-) -> float:
+def ftc(sequence: SequenceLike, bleu: np.ndarray, tolerance: float = 0.5, n_init: int = 3) -> float:
     """Fixed-target close: runtime until a BLEU of at least ``best - tolerance`` is found."""
     if tolerance < 0:
         raise ValueError(f"tolerance must be >= 0, got {tolerance}")
@@ -222,16 +216,29 @@ def evaluate_sequences(
     for i, s in enumerate(sequences):
         seq = validate_sequence(s, n)
         if objective == "bleu":
-            rows.append({"trial": i, "ftb": ftb(seq, bleu, ties, n_init),
-                         "ftc": ftc(seq, bleu, tolerance, n_init), "fb": fb(seq, bleu, budget)})
+            rows.append(
+                {
+                    "trial": i,
+                    "ftb": ftb(seq, bleu, ties, n_init),
+                    "ftc": ftc(seq, bleu, tolerance, n_init),
+                    "fb": fb(seq, bleu, budget),
+                }
+            )
         else:
             if pareto is None:
                 raise ValueError("objective 'pareto' needs the Pareto flags")
-            rows.append({"trial": i, "fto": fto(seq, pareto, n_init),
-                         "fta": fta(seq, pareto, n_init), "fbp": fbp(seq, pareto, budget)})
+            rows.append(
+                {
+                    "trial": i,
+                    "fto": fto(seq, pareto, n_init),
+                    "fta": fta(seq, pareto, n_init),
+                    "fbp": fbp(seq, pareto, budget),
+                }
+            )
     frame = pd.DataFrame(rows)
-    frame.attrs.update(objective=objective, ties=ties, n_init=n_init, budget=budget,
-                       tolerance=tolerance)
+    frame.attrs.update(
+        objective=objective, ties=ties, n_init=n_init, budget=budget, tolerance=tolerance
+    )
     return frame
 
 
@@ -260,9 +267,7 @@ def best_so_far(sequence: SequenceLike, bleu: np.ndarray, length: int | None = N
     return curve[:length] if length is not None else curve
 
 
-def regret_curve(
-    sequence: SequenceLike, bleu: np.ndarray, length: int | None = None
-) -> np.ndarray:
+def regret_curve(sequence: SequenceLike, bleu: np.ndarray, length: int | None = None) -> np.ndarray:
     """Simple regret after each evaluation: oracle best minus best so far."""
     return float(np.max(bleu)) - best_so_far(sequence, bleu, length)
 

@@ -14,18 +14,18 @@ __all__ = ["DECIMALS", "fmt", "fmt_interval", "fmt_pair", "fmt_percent", "join"]
 
 #: Decimal places per quantity; ``None`` means three significant digits.
 DECIMALS: dict[str, int | None] = {
-    "bleu": 2,            # BLEU scores and BLEU regrets (the tables' precision)
-    "evaluations": 1,     # ftb, ftc, fta, fto: models trained
-    "count": 0,           # counts of tasks, wins, rows
-    "ratio": 2,           # ratios of runtimes, speed-ups
-    "fraction": 2,        # shares in [0, 1]
-    "percent": 1,         # percentages
-    "correlation": 2,     # Spearman, Kendall
-    "rank": 2,            # average ranks
-    "hypervolume": 3,     # normalised hypervolume and its differences
-    "points": 1,          # Pareto points found
+    "bleu": 2,  # BLEU scores and BLEU regrets (the tables' precision)
+    "evaluations": 1,  # ftb, ftc, fta, fto: models trained
+    "count": 0,  # counts of tasks, wins, rows
+    "ratio": 2,  # ratios of runtimes, speed-ups
+    "fraction": 2,  # shares in [0, 1]
+    "percent": 1,  # percentages
+    "correlation": 2,  # Spearman, Kendall
+    "rank": 2,  # average ranks
+    "hypervolume": 3,  # normalised hypervolume and its differences
+    "points": 1,  # Pareto points found
     "seconds": 1,
-    "p": None,            # p-values: three significant digits
+    "p": None,  # p-values: three significant digits
     "auto": None,
 }
 

@@ -30,8 +30,18 @@ import pandas as pd
 
 from nmthpo.benchmark.tables import load_table
 
-__all__ = ["adtm", "average_rank", "best_so_far", "clear_places", "overhead_curve",
-           "rank_counts", "ranked", "ranks_with_ties", "step_intervals", "weight_curve"]
+__all__ = [
+    "adtm",
+    "average_rank",
+    "best_so_far",
+    "clear_places",
+    "overhead_curve",
+    "rank_counts",
+    "ranked",
+    "ranks_with_ties",
+    "step_intervals",
+    "weight_curve",
+]
 
 _KEYS = ["method", "target", "rep"]
 
@@ -62,8 +72,7 @@ def ranked(frame: pd.DataFrame) -> pd.DataFrame:
     """:func:`best_so_far` plus a column ``rank``: the rank of each method's best-so-far BLEU
     within its (target, repetition, step), ties sharing the average rank (1 = best)."""
     f = best_so_far(frame)
-    f["rank"] = f.groupby(["target", "rep", "step"])["best"].rank(method="average",
-                                                                   ascending=False)
+    f["rank"] = f.groupby(["target", "rep", "step"])["best"].rank(method="average", ascending=False)
     return f
 
 
@@ -130,10 +139,17 @@ def rank_counts(frame: pd.DataFrame, step: int | None = None) -> pd.DataFrame:
         f = f[f["step"] == f.groupby(_KEYS)["step"].transform("max")]
     final = f.groupby(["target", "method"], as_index=False)["best"].mean()
     final["place"] = final.groupby("target")["best"].rank(method="dense", ascending=False)
-    out = pd.DataFrame({
-        "first": final[final["place"] == 1].groupby("method").size(),
-        "second": final[final["place"] == 2].groupby("method").size(),
-    }).reindex(sorted(final["method"].unique())).fillna(0).astype(int)
+    out = (
+        pd.DataFrame(
+            {
+                "first": final[final["place"] == 1].groupby("method").size(),
+                "second": final[final["place"] == 2].groupby("method").size(),
+            }
+        )
+        .reindex(sorted(final["method"].unique()))
+        .fillna(0)
+        .astype(int)
+    )
     out.index.name = "method"
     return out
 
@@ -169,8 +185,9 @@ def _per_rep(frame: pd.DataFrame, step: int, value: str) -> pd.DataFrame:
     return wide.T.groupby(level="method").mean().T
 
 
-def step_intervals(frame: pd.DataFrame, step: int, value: str = "rank", seed: int = 0
-                   ) -> pd.DataFrame:
+def step_intervals(
+    frame: pd.DataFrame, step: int, value: str = "rank", seed: int = 0
+) -> pd.DataFrame:
     """Average rank (or ADTM) over targets at ``step`` with a 95 % bootstrap interval.
 
     Repetition ``r`` of every method and target shares its initial rows (and source samples),

@@ -75,6 +75,7 @@ def replay_agreement(
     rows : sequence of int
         The recorded rows of the trial, initial rows first.
     """
-    spec = RunSpec(method, task, objective, seed, n_init, encoding=encoding,
-                   settings=dict(settings or {}))
+    spec = RunSpec(
+        method, task, objective, seed, n_init, encoding=encoding, settings=dict(settings or {})
+    )
     return replay_trial(spec, rows, trial)

@@ -140,12 +140,35 @@ log = logging.getLogger("nmthpo.runner")
 #: ``N_T`` of a transfer run when no budget is given (Li et al. 2022, Section 5.1).
 TRANSFER_BUDGET = 50
 #: Fields whose default differs between a transfer run and a single-task run.
-_TRANSFER_DEFAULTS: dict[str, Any] = {"objective": "bleu", "stop": "none",
-                                      "encoding": "shared", "record_mse": False}
-_SINGLE_FIELDS = ("method", "task", "objective", "seed", "n_init", "budget", "stop",
-                  "encoding", "record_mse", "settings")
-_TRANSFER_FIELDS = ("method", "target", "sources", "n_source", "budget", "n_init", "seed",
-                    "kernel", "settings")
+_TRANSFER_DEFAULTS: dict[str, Any] = {
+    "objective": "bleu",
+    "stop": "none",
+    "encoding": "shared",
+    "record_mse": False,
+}
+_SINGLE_FIELDS = (
+    "method",
+    "task",
+    "objective",
+    "seed",
+    "n_init",
+    "budget",
+    "stop",
+    "encoding",
+    "record_mse",
+    "settings",
+)
+_TRANSFER_FIELDS = (
+    "method",
+    "target",
+    "sources",
+    "n_source",
+    "budget",
+    "n_init",
+    "seed",
+    "kernel",
+    "settings",
+)
 
 
 @dataclass(frozen=True)
@@ -200,8 +223,7 @@ class RunSpec:
         transfer = self.sources is not None
         if transfer:
             if isinstance(self.sources, str):
-                raise TypeError(f"sources must be a sequence of task names, got "
-                                f"{self.sources!r}")
+                raise TypeError(f"sources must be a sequence of task names, got {self.sources!r}")
             object.__setattr__(self, "sources", tuple(self.sources))  # type: ignore[arg-type]
             if self.budget is None:
                 object.__setattr__(self, "budget", TRANSFER_BUDGET)
@@ -219,8 +241,9 @@ class RunSpec:
             return cls(method, task, **kwargs)
         spec = resolve(method)
         settings = {**spec.settings, **dict(kwargs.pop("settings", None) or {})}
-        return cls(spec.name, task, settings=settings, resolved=replace(spec, settings={}),
-                   **kwargs)
+        return cls(
+            spec.name, task, settings=settings, resolved=replace(spec, settings={}), **kwargs
+        )
 
     @property
     def is_transfer(self) -> bool:
@@ -261,11 +284,15 @@ class RunSpec:
         check_task(self.task)
         m = self.method_spec()
         if m.fidelity:
-            raise ValueError(f"method {self.method!r} is a multi-fidelity method: run it on a "
-                             "learning-curve task (nmthpo.run(METHOD, 'lc-...'))")
+            raise ValueError(
+                f"method {self.method!r} is a multi-fidelity method: run it on a "
+                "learning-curve task (nmthpo.run(METHOD, 'lc-...'))"
+            )
         if self.objective not in m.objectives:
-            raise KeyError(f"method {self.method!r} does not support objective "
-                           f"{self.objective!r} (it supports {', '.join(m.objectives)})")
+            raise KeyError(
+                f"method {self.method!r} does not support objective "
+                f"{self.objective!r} (it supports {', '.join(m.objectives)})"
+            )
         if self.stop not in ("target", "none"):
             raise ValueError(f"unknown stop rule {self.stop!r}; valid: target, none")
         if self.seed < 0:
@@ -280,11 +307,15 @@ class RunSpec:
             )
         if self.sources is None:
             if m.needs_sources:
-                raise ValueError(f"method {self.method!r} needs source tasks: pass sources= "
-                                 "(e.g. nmthpo.engine.runner.default_sources(task))")
+                raise ValueError(
+                    f"method {self.method!r} needs source tasks: pass sources= "
+                    "(e.g. nmthpo.engine.runner.default_sources(task))"
+                )
             if self.n_source != 50 or self.kernel != "matern52":
-                raise ValueError("n_source and kernel apply to runs with source tasks only; "
-                                 "pass sources= or drop them")
+                raise ValueError(
+                    "n_source and kernel apply to runs with source tasks only; "
+                    "pass sources= or drop them"
+                )
             return self
         if not m.accepts_sources():
             raise ValueError(f"method {self.method!r} does not use source tasks; drop sources=")
@@ -296,8 +327,10 @@ class RunSpec:
         for s in self.sources:
             k = load_table(s).n_rows
             if not 2 <= self.n_source <= k:
-                raise ValueError(f"n_source must be between 2 and the {k} rows of source {s}, "
-                                 f"got {self.n_source}")
+                raise ValueError(
+                    f"n_source must be between 2 and the {k} rows of source {s}, "
+                    f"got {self.n_source}"
+                )
         return self
 
     def key(self) -> str:
@@ -391,12 +424,20 @@ def run_trial(spec: RunSpec, trial: int) -> dict[str, np.ndarray]:
         n = table.n_rows
         targets: set[int] | None = None
         if spec.stop == "target":
-            targets = {table.first_best_row} if spec.objective == "bleu" \
+            targets = (
+                {table.first_best_row}
+                if spec.objective == "bleu"
                 else set(table.pareto_rows.tolist())
-        rows = ask_tell(opt, table.objectives(spec.objective),
-                        initial_rows(n, spec.n_init, spec.seed, trial),
-                        n if spec.budget is None else spec.budget, targets, recorders,
-                        label=f"{spec.method} (trial {trial})")
+            )
+        rows = ask_tell(
+            opt,
+            table.objectives(spec.objective),
+            initial_rows(n, spec.n_init, spec.seed, trial),
+            n if spec.budget is None else spec.budget,
+            targets,
+            recorders,
+            label=f"{spec.method} (trial {trial})",
+        )
     out = {"row": rows}
     for rec in recorders:
         out.update(rec.values())
@@ -418,13 +459,26 @@ def trial_optimizer(spec: RunSpec, trial: int) -> tuple[Any, list[Recorder]]:
         # methods that ignore the sources (rs, igp) do not pay for fitting them
         from nmthpo.optimizers.transfer.sources import source_tasks  # SciPy: transfer only
 
-        srcs = source_tasks(spec.sources, spec.n_source, spec.seed, trial, spec.kernel) \
-            if m.needs_sources else []
-        context = {"sources": srcs, "kernel": spec.kernel, "target_task": spec.task,
-                   "metafeatures": transfer_metafeatures(spec.task, srcs) if srcs else None}
+        srcs = (
+            source_tasks(spec.sources, spec.n_source, spec.seed, trial, spec.kernel)
+            if m.needs_sources
+            else []
+        )
+        context = {
+            "sources": srcs,
+            "kernel": spec.kernel,
+            "target_task": spec.task,
+            "metafeatures": transfer_metafeatures(spec.task, srcs) if srcs else None,
+        }
         recorders += [TransferWeights(len(spec.sources)), SuggestTime()]
-    opt = build(m, X, np.random.default_rng([spec.seed, trial, 1]), spec.objective, context,
-                **dict(spec.settings))
+    opt = build(
+        m,
+        X,
+        np.random.default_rng([spec.seed, trial, 1]),
+        spec.objective,
+        context,
+        **dict(spec.settings),
+    )
     if hasattr(opt, "asks"):
         recorders.append(OptimizerAsks())
     return opt, recorders
@@ -435,13 +489,23 @@ def _tidy(spec: RunSpec, trial: int, res: Mapping[str, np.ndarray]) -> pd.DataFr
     rows = np.asarray(res["row"])
     cols: dict[str, Any] = {}
     if spec.sources is not None:
-        cols.update({"method": spec.method, "target": spec.task,
-                     "n_sources": np.full(rows.size, len(spec.sources), dtype=np.int32),
-                     "rep": np.full(rows.size, trial, dtype=np.int32)})
+        cols.update(
+            {
+                "method": spec.method,
+                "target": spec.task,
+                "n_sources": np.full(rows.size, len(spec.sources), dtype=np.int32),
+                "rep": np.full(rows.size, trial, dtype=np.int32),
+            }
+        )
     else:
         cols["trial"] = np.full(rows.size, trial, dtype=np.int32)
-    cols.update({"step": np.arange(1, rows.size + 1, dtype=np.int32),
-                 "row": rows.astype(np.int32), "bleu": table.bleu[rows]})
+    cols.update(
+        {
+            "step": np.arange(1, rows.size + 1, dtype=np.int32),
+            "row": rows.astype(np.int32),
+            "bleu": table.bleu[rows],
+        }
+    )
     if spec.objective == "pareto":
         cols["time"] = table.time[rows]
     if "mse" in res:
@@ -461,8 +525,9 @@ def _write_parquet(frame: pd.DataFrame, path: Path) -> None:
     atomic_write(path, lambda p: frame.to_parquet(p, index=False))
 
 
-def _write_npz(path: Path, arrays: Mapping[str, np.ndarray],
-               record: Mapping[str, Any] | None = None) -> None:
+def _write_npz(
+    path: Path, arrays: Mapping[str, np.ndarray], record: Mapping[str, Any] | None = None
+) -> None:
     def write(p: Path) -> None:
         with open(p, "wb") as fh:
             np.savez(fh, **dict(arrays))  # type: ignore[arg-type]
@@ -515,12 +580,19 @@ def _frame_problem(spec: RunSpec, frame: pd.DataFrame) -> str | None:
 
 def _read_final(spec: Any, path: Path) -> dict[int, pd.DataFrame]:
     """The trials of a finished cached run, or ``{}`` (set aside) if it fails a check."""
-    frame = read_checked(path, spec.payload(), pd.read_parquet, spec.frame_problem,
-                         require_checksum=spec.require_checksum)
+    frame = read_checked(
+        path,
+        spec.payload(),
+        pd.read_parquet,
+        spec.frame_problem,
+        require_checksum=spec.require_checksum,
+    )
     if frame is None:
         return {}
-    return {int(t): g.reset_index(drop=True)  # type: ignore[call-overload]
-            for t, g in frame.groupby(spec.trial_column, sort=True)}
+    return {
+        int(t): g.reset_index(drop=True)  # type: ignore[call-overload]
+        for t, g in frame.groupby(spec.trial_column, sort=True)
+    }
 
 
 def _partial_record(spec: Any, trial: int) -> dict[str, Any]:
@@ -536,8 +608,12 @@ def _read_partial(spec: Any, f: Path) -> tuple[int, pd.DataFrame] | None:
     """One finished trial of an interrupted run, or ``None`` (set aside) if it fails a check."""
     t = int(f.stem.split("-")[1])
     res = read_checked(  # a bad file goes out of partial/, which is removed when done
-        f, _partial_record(spec, t), _load_npz, spec.trial_problem,
-        into=f.parents[2] / "damaged" / spec.stem())
+        f,
+        _partial_record(spec, t),
+        _load_npz,
+        spec.trial_problem,
+        into=f.parents[2] / "damaged" / spec.stem(),
+    )
     return None if res is None else (t, spec.tidy(t, res))
 
 
@@ -575,8 +651,7 @@ class RunResult:
         write_sequences(out / "sequences.ss", self.sequences)
         if self.spec.is_transfer:
             _write_parquet(self.frame, out / "trajectories.parquet")
-            wcols = ["rep", "step", "target_weight"] + [c for c in self.frame
-                                                        if c.startswith("w_")]
+            wcols = ["rep", "step", "target_weight"] + [c for c in self.frame if c.startswith("w_")]
             write_text(out / "target_weights.csv", self.frame[wcols].to_csv(index=False))
         else:
             _write_parquet(self.frame, out / "results.parquet")
@@ -585,8 +660,15 @@ class RunResult:
 
 #: The files :meth:`RunResult.save` and
 #: :meth:`nmthpo.engine.fidelity.CurveRunResult.save` write into an output directory.
-OUTPUT_FILES = ("spec.json", "sequences.ss", "results.parquet", "trajectories.parquet",
-                "target_weights.csv", "evaluations.parquet", "recommendations.parquet")
+OUTPUT_FILES = (
+    "spec.json",
+    "sequences.ss",
+    "results.parquet",
+    "trajectories.parquet",
+    "target_weights.csv",
+    "evaluations.parquet",
+    "recommendations.parquet",
+)
 
 
 class OutputExists(ValueError):
@@ -615,8 +697,11 @@ def output_problem(out: str | Path, payload: Mapping[str, Any]) -> str | None:
         return None
     if not isinstance(found, dict):
         return f"{out} holds a spec.json that is not a run's spec"
-    desc = ", ".join(f"{k}={found[k]}" for k in ("method", "task", "target", "seed", "budget")
-                     if found.get(k) is not None)
+    desc = ", ".join(
+        f"{k}={found[k]}"
+        for k in ("method", "task", "target", "seed", "budget")
+        if found.get(k) is not None
+    )
     return f"{out} holds the output of another run ({desc or 'another spec'})"
 
 
@@ -624,16 +709,18 @@ def check_output(out: str | Path, payload: Mapping[str, Any], force: bool = Fals
     """Raise :class:`OutputExists` if ``out`` holds another run's output and not ``force``."""
     why = None if force else output_problem(out, payload)
     if why is not None:
-        raise OutputExists(f"{why}; choose another --out, or pass --force (force=True) to "
-                           "replace it")
+        raise OutputExists(
+            f"{why}; choose another --out, or pass --force (force=True) to replace it"
+        )
 
 
 def _job(i: int, spec: Any, trial: int) -> tuple[int, int, dict[str, np.ndarray]]:
     return i, trial, spec.run_trial(trial)
 
 
-def _execute(specs: Sequence[Any], todo: list[tuple[int, int]], jobs: int,
-             scheduler: str | None) -> Iterator[tuple[int, int, dict[str, np.ndarray]]]:
+def _execute(
+    specs: Sequence[Any], todo: list[tuple[int, int]], jobs: int, scheduler: str | None
+) -> Iterator[tuple[int, int, dict[str, np.ndarray]]]:
     """Yield (index of the spec, trial, result) for ``todo``: serially, on joblib processes,
     or on Dask. Results are matched to the caller's specs by index, never by what a worker
     makes of its copy of the spec."""
@@ -670,17 +757,20 @@ def _write_run(cache: Path, spec: Any, frame: pd.DataFrame, had_cached: bool) ->
     machine = machine_fingerprint()
     if had_cached and run_machine(path) != machine:
         machine = "mixed"
-    write_checked(path, lambda p: frame.to_parquet(p, index=False),
-                  {**spec.payload(), "machine": machine})
+    write_checked(
+        path, lambda p: frame.to_parquet(p, index=False), {**spec.payload(), "machine": machine}
+    )
 
 
 class RunInterrupted(KeyboardInterrupt):
     """A run stopped by SIGINT/SIGTERM; the message says what was saved and how to resume."""
 
     def __init__(self, saved: int, total: int, cache: Path | None) -> None:
-        where = (f"saved in {cache}; rerun the same command to resume" if cache is not None
-                 else "kept (no cache directory; pass --cache DIR / cache_dir= to make a run "
-                 "resumable)")
+        where = (
+            f"saved in {cache}; rerun the same command to resume"
+            if cache is not None
+            else "kept (no cache directory; pass --cache DIR / cache_dir= to make a run resumable)"
+        )
         if cache is None:
             saved = 0
         super().__init__(f"interrupted: {saved} of {total} trials {where}")
@@ -751,13 +841,19 @@ def run_specs(
                     if item is not None:
                         got[item[0]] = item[1]
     unique = list({s.stem(): s for s in specs}.values())
-    todo = [(i, t) for i, s in enumerate(unique) for t in range(repeats)
-            if t not in frames[s.stem()]]
+    todo = [
+        (i, t) for i, s in enumerate(unique) for t in range(repeats) if t not in frames[s.stem()]
+    ]
     total = repeats * len(unique)
     found = total - len(todo)
     if found and cache is not None:
-        log.info("found %d of %d trials in %s%s", found, total, cache,
-                 "; computing the rest" if todo else "")
+        log.info(
+            "found %d of %d trials in %s%s",
+            found,
+            total,
+            cache,
+            "; computing the rest" if todo else "",
+        )
     if todo:
         from tqdm.auto import tqdm
 
@@ -769,12 +865,17 @@ def run_specs(
                 s = unique[i]
                 why = s.trial_problem(res)
                 if why is not None:
-                    raise RuntimeError(f"internal error: trial {t} of {s.method} on {s.task} "
-                                       f"broke the protocol ({why}); nothing was written")
+                    raise RuntimeError(
+                        f"internal error: trial {t} of {s.method} on {s.task} "
+                        f"broke the protocol ({why}); nothing was written"
+                    )
                 if cache is not None:
                     with _uninterrupted():
-                        _write_npz(cache / "partial" / s.stem()
-                                   / f"{s.trial_column}-{t:05d}.npz", res, _partial_record(s, t))
+                        _write_npz(
+                            cache / "partial" / s.stem() / f"{s.trial_column}-{t:05d}.npz",
+                            res,
+                            _partial_record(s, t),
+                        )
                         saved += 1
                 frames[s.stem()][t] = s.tidy(t, res)
                 bar.update()
@@ -790,8 +891,7 @@ def run_specs(
     for s in specs:
         got = frames[s.stem()]
         frame = pd.concat([got[t] for t in sorted(got)], ignore_index=True)
-        if cache is not None and (s.stem() in done
-                                  or not (cache / f"{s.stem()}.parquet").exists()):
+        if cache is not None and (s.stem() in done or not (cache / f"{s.stem()}.parquet").exists()):
             _write_run(cache, s, frame, s.stem() in had_cached)
             shutil.rmtree(cache / "partial" / s.stem(), ignore_errors=True)
             try:
@@ -874,18 +974,37 @@ def run(
     if fidelity.on_curves(method, task, curves):
         if sources is not None or objective != "bleu":
             raise ValueError("a learning-curve run takes neither sources nor objective='pareto'")
-        return fidelity.run_curves(method, task, trials=trials, budget=budget, seed=seed,
-                                   settings=settings, jobs=jobs, cache_dir=cache_dir,
-                                   progress=progress, scheduler=scheduler)
+        return fidelity.run_curves(
+            method,
+            task,
+            trials=trials,
+            budget=budget,
+            seed=seed,
+            settings=settings,
+            jobs=jobs,
+            cache_dir=cache_dir,
+            progress=progress,
+            scheduler=scheduler,
+        )
     if trials < 1:
         raise ValueError(f"trials must be >= 1, got {trials}")
     if jobs < 1:
         raise ValueError(f"jobs must be >= 1, got {jobs}")
-    spec = RunSpec.of(method, task, objective=objective, seed=seed, n_init=n_init,
-                      budget=budget, stop=stop, encoding=encoding, record_mse=record_mse,
-                      settings=dict(settings or {}),
-                      sources=None if sources is None else tuple(sources), n_source=n_source,
-                      kernel=kernel)
+    spec = RunSpec.of(
+        method,
+        task,
+        objective=objective,
+        seed=seed,
+        n_init=n_init,
+        budget=budget,
+        stop=stop,
+        encoding=encoding,
+        record_mse=record_mse,
+        settings=dict(settings or {}),
+        sources=None if sources is None else tuple(sources),
+        n_source=n_source,
+        kernel=kernel,
+    )
     return run_specs([spec], trials, jobs, cache_dir, progress, scheduler)[0]
 
 
@@ -911,9 +1030,17 @@ def run_transfer(
     the target evaluations per repetition including the ``n_init`` initial rows.
     """
     srcs = default_sources(target) if sources is None else tuple(sources)
-    spec = RunSpec.of(method, target, seed=seed, n_init=n_init, budget=budget,
-                      settings=dict(settings or {}), sources=srcs, n_source=n_source,
-                      kernel=kernel)
+    spec = RunSpec.of(
+        method,
+        target,
+        seed=seed,
+        n_init=n_init,
+        budget=budget,
+        settings=dict(settings or {}),
+        sources=srcs,
+        n_source=n_source,
+        kernel=kernel,
+    )
     return run_specs([spec], repeats, jobs, cache_dir, progress, scheduler)[0]
 
 

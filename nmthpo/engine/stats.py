@@ -112,8 +112,10 @@ def paired_bootstrap(
         raise ValueError("give at least one sample array with a trial axis")
     n = arrays[0].shape[0]
     if n == 0 or any(a.shape[0] != n for a in arrays):
-        raise ValueError("paired samples must share one non-zero length along their first "
-                         f"axis; got shapes {[a.shape for a in arrays]}")
+        raise ValueError(
+            "paired samples must share one non-zero length along their first "
+            f"axis; got shapes {[a.shape for a in arrays]}"
+        )
     if n_boot < 1:
         raise ValueError(f"n_boot must be >= 1, got {n_boot}")
     _check_level(level)
@@ -121,15 +123,22 @@ def paired_bootstrap(
     idx = _rng(seed).integers(0, n, size=(n_boot, n))
     width = max(int(np.prod(a.shape)) for a in arrays)
     chunk = max(1, _CHUNK_VALUES // width)
-    draws = np.concatenate([
-        np.asarray(statistic(*[a[idx[i:i + chunk]] for a in arrays]), dtype=float).reshape(-1)
-        for i in range(0, n_boot, chunk)])
+    draws = np.concatenate(
+        [
+            np.asarray(statistic(*[a[idx[i : i + chunk]] for a in arrays]), dtype=float).reshape(-1)
+            for i in range(0, n_boot, chunk)
+        ]
+    )
     lo, hi = _quantiles(draws, level)
     return est, lo, hi
 
 
-def bootstrap_mean(values: np.ndarray, n_boot: int = N_BOOT, level: float = CONFIDENCE,
-                   seed: int | np.random.Generator = 0) -> tuple[float, float, float]:
+def bootstrap_mean(
+    values: np.ndarray,
+    n_boot: int = N_BOOT,
+    level: float = CONFIDENCE,
+    seed: int | np.random.Generator = 0,
+) -> tuple[float, float, float]:
     """Mean of ``values`` with a percentile bootstrap interval (NaNs are an error)."""
     v = np.asarray(values, dtype=float)
     if np.isnan(v).any():
@@ -137,18 +146,28 @@ def bootstrap_mean(values: np.ndarray, n_boot: int = N_BOOT, level: float = CONF
     return paired_bootstrap([v], lambda a: a.mean(axis=1), n_boot, level, seed)
 
 
-def paired_difference(a: np.ndarray, b: np.ndarray, n_boot: int = N_BOOT,
-                      level: float = CONFIDENCE, seed: int | np.random.Generator = 0,
-                      ) -> tuple[float, float, float]:
+def paired_difference(
+    a: np.ndarray,
+    b: np.ndarray,
+    n_boot: int = N_BOOT,
+    level: float = CONFIDENCE,
+    seed: int | np.random.Generator = 0,
+) -> tuple[float, float, float]:
     """``mean(a) - mean(b)`` over paired trials, with its paired bootstrap interval."""
-    return paired_bootstrap([a, b], lambda x, y: x.mean(axis=1) - y.mean(axis=1),
-                            n_boot, level, seed)
+    return paired_bootstrap(
+        [a, b], lambda x, y: x.mean(axis=1) - y.mean(axis=1), n_boot, level, seed
+    )
 
 
-def paired_ratio(a: np.ndarray, b: np.ndarray, n_boot: int = N_BOOT,
-                 level: float = CONFIDENCE, seed: int | np.random.Generator = 0,
-                 ) -> tuple[float, float, float]:
+def paired_ratio(
+    a: np.ndarray,
+    b: np.ndarray,
+    n_boot: int = N_BOOT,
+    level: float = CONFIDENCE,
+    seed: int | np.random.Generator = 0,
+) -> tuple[float, float, float]:
     """``mean(a) / mean(b)`` over paired trials, with its paired bootstrap interval."""
+
     def ratio(x: np.ndarray, y: np.ndarray) -> np.ndarray:
         with np.errstate(divide="ignore", invalid="ignore"):
             return x.mean(axis=1) / y.mean(axis=1)
@@ -156,8 +175,7 @@ def paired_ratio(a: np.ndarray, b: np.ndarray, n_boot: int = N_BOOT,
     return paired_bootstrap([a, b], ratio, n_boot, level, seed)
 
 
-def normal_interval(estimate: float, se: float, level: float = CONFIDENCE
-                    ) -> tuple[float, float]:
+def normal_interval(estimate: float, se: float, level: float = CONFIDENCE) -> tuple[float, float]:
     """``estimate -/+ z * se`` with ``z`` the normal quantile of ``level`` (1.96 at 95 %).
 
     For a mean of many independent draws whose standard error is known (Chapter 5's
@@ -181,8 +199,9 @@ def check_claims_table(frame: pd.DataFrame) -> None:
     """
     missing = [c for c in (*INTERVAL_COLUMNS, "verdict") if c not in frame.columns]
     if missing:
-        raise ValueError(f"the claims table lacks columns {missing}; build it with "
-                         "nmthpo.engine.claims.evaluate")
+        raise ValueError(
+            f"the claims table lacks columns {missing}; build it with nmthpo.engine.claims.evaluate"
+        )
     bad = sorted(set(frame["verdict"]) - set(VERDICTS))
     if bad:
         raise ValueError(f"verdicts {bad} are not in the book's vocabulary {VERDICTS}")

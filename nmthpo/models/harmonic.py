@@ -35,8 +35,14 @@ from nmthpo.models.gp import inverse_from_cholesky
 from nmthpo.models.knn_graph import energy, laplacian
 
 __all__ = [
-    "downdate_inverse", "grf_covariance", "grf_posterior", "harmonic_from_inverse",
-    "harmonic_solution", "inverse_unlabelled", "regularised_system", "split_labelled",
+    "downdate_inverse",
+    "grf_covariance",
+    "grf_posterior",
+    "harmonic_from_inverse",
+    "harmonic_solution",
+    "inverse_unlabelled",
+    "regularised_system",
+    "split_labelled",
     "submatrix",
 ]
 

@@ -59,8 +59,14 @@ from nmthpo.models.harmonic import (
 )
 
 __all__ = [
-    "EIF_MODES", "binary_labels_fast", "binary_labels_naive", "eif_scores_fast",
-    "eif_scores_naive", "gbopt_probability", "monotone_probability", "pivot_labels",
+    "EIF_MODES",
+    "binary_labels_fast",
+    "binary_labels_naive",
+    "eif_scores_fast",
+    "eif_scores_naive",
+    "gbopt_probability",
+    "monotone_probability",
+    "pivot_labels",
 ]
 
 
@@ -151,8 +157,7 @@ def _check_mode(mode: str) -> None:
         raise ValueError(f"unknown EIF mode {mode!r}; valid: {', '.join(EIF_MODES)}")
 
 
-def _rescale(mean: np.ndarray, unlabelled: np.ndarray, best: float,
-             monotone: bool) -> np.ndarray:
+def _rescale(mean: np.ndarray, unlabelled: np.ndarray, best: float, monotone: bool) -> np.ndarray:
     """Map the propagated BLEU of the unlabelled rows to [0, 1] around the best label ``b``:
     ``[b, max mu] -> [0.5, 1]``; below ``b`` either gbopt's ``0.5 (b - mu) / (b - min mu)`` or,
     ``monotone``, ``0.5 (mu - min mu) / (b - min mu)``. Zero denominators give 0.5."""
@@ -201,8 +206,9 @@ def monotone_probability(mean: np.ndarray, unlabelled: np.ndarray, best: float) 
     return _rescale(mean, unlabelled, best, monotone=True)
 
 
-def _scaled_probability(mode: str, mean: np.ndarray, unlabelled: np.ndarray,
-                        best: float) -> np.ndarray:
+def _scaled_probability(
+    mode: str, mean: np.ndarray, unlabelled: np.ndarray, best: float
+) -> np.ndarray:
     return _rescale(mean, unlabelled, best, monotone=mode == "monotone")
 
 

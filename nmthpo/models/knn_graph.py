@@ -33,10 +33,21 @@ from scipy.spatial.distance import pdist, squareform
 from nmthpo.models.gp import get_kernel
 
 __all__ = [
-    "EPS_REL", "GRAPH_CACHE_SIZE", "KNN_DIVISOR", "KNNGraph", "build_graph", "clear_graph_cache",
-    "default_eps", "distance_matrix",
-    "energy", "knn_adjacency", "laplacian", "mean_degrees", "median_lengthscale",
-    "neighbour_ranks", "paper_k",
+    "EPS_REL",
+    "GRAPH_CACHE_SIZE",
+    "KNN_DIVISOR",
+    "KNNGraph",
+    "build_graph",
+    "clear_graph_cache",
+    "default_eps",
+    "distance_matrix",
+    "energy",
+    "knn_adjacency",
+    "laplacian",
+    "mean_degrees",
+    "median_lengthscale",
+    "neighbour_ranks",
+    "paper_k",
 ]
 
 #: Relative regularisation: ``eps = EPS_REL * mean weighted degree`` unless given explicitly.
@@ -214,8 +225,13 @@ def build_graph(
     """
     X = _check_X(X)
     kern = get_kernel(kernel)
-    ck = (hashlib.sha256(np.ascontiguousarray(X).tobytes()).hexdigest(), X.shape, kernel,
-          None if k is None else int(k), None if lengthscale is None else float(lengthscale))
+    ck = (
+        hashlib.sha256(np.ascontiguousarray(X).tobytes()).hexdigest(),
+        X.shape,
+        kernel,
+        None if k is None else int(k),
+        None if lengthscale is None else float(lengthscale),
+    )
     hit = _GRAPHS.get(ck)
     if hit is not None:
         _GRAPHS.move_to_end(ck)

@@ -182,12 +182,16 @@ class RefitSchedule:
             v = getattr(self, name)
             if isinstance(v, bool) or int(v) != v or v < 1:
                 raise ValueError(f"{name} must be an integer >= 1; got {v!r}")
-        if isinstance(self.restarts, bool) or int(self.restarts) != self.restarts \
-                or self.restarts < 0:
+        if (
+            isinstance(self.restarts, bool)
+            or int(self.restarts) != self.restarts
+            or self.restarts < 0
+        ):
             raise ValueError(f"restarts must be an integer >= 0; got {self.restarts!r}")
         if self.restart_rule not in RESTART_RULES:
-            raise ValueError(f"unknown restart_rule {self.restart_rule!r}; valid: "
-                             f"{', '.join(RESTART_RULES)}")
+            raise ValueError(
+                f"unknown restart_rule {self.restart_rule!r}; valid: {', '.join(RESTART_RULES)}"
+            )
         if self.until is not None and int(self.until) != self.until:
             raise ValueError(f"until must be an integer or None; got {self.until!r}")
         if self.growth is not None:
@@ -219,8 +223,11 @@ class RefitSchedule:
         """
         fits: list[PlannedFit] = []
         if self.growth is None:
-            due = n >= self.first_fit and (self.until is None or n <= self.until) and (
-                history.last_fit_n is None or n - history.last_fit_n >= self.every)
+            due = (
+                n >= self.first_fit
+                and (self.until is None or n <= self.until)
+                and (history.last_fit_n is None or n - history.last_fit_n >= self.every)
+            )
             points = [n] if due else []
         else:
             last = 0 if history.last_fit_n is None else history.last_fit_n
@@ -333,8 +340,7 @@ class ScheduledGP:
                 gp = GaussianProcess(self.kernel, fused=self.fused)
             for fit in fits:
                 k = offset + fit.n
-                gp.fit(X[:k], y[:k], optimize=True, rng=fit.rng(self.seed),
-                       restarts=fit.restarts)
+                gp.fit(X[:k], y[:k], optimize=True, rng=fit.rng(self.seed), restarts=fit.restarts)
                 history = history.after(fit)
             done = offset + fits[-1].n
         elif gp is None:  # before the first fit: initial hyperparameters

@@ -74,8 +74,13 @@ class RowGP:
         self._kern = get_kernel(kernel)
         self.seed = int(seed)
         self.restarts = int(restarts)
-        self.schedule = RefitSchedule(growth=refit_growth, until=refit_until, first_fit=first_fit,
-                                      restarts=restarts, restart_rule="doubling")
+        self.schedule = RefitSchedule(
+            growth=refit_growth,
+            until=refit_until,
+            first_fit=first_fit,
+            restarts=restarts,
+            restart_rule="doubling",
+        )
         self.model = ScheduledGP(kernel, self.schedule, self.seed, between="keep", fused=fused)
         self.rows: list[int] = []
         self.values: list[float] = []

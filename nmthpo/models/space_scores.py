@@ -93,8 +93,9 @@ def check_budgets(budgets: Sequence[int] | np.ndarray | int) -> np.ndarray:
         raise ValueError(f"budgets must be integers; got {b.tolist()}")
     b = b.astype(np.int64)
     if np.any(b < 1):
-        raise ValueError(f"budgets must be >= 1 (a budget is a number of evaluations); got "
-                         f"{b.tolist()}")
+        raise ValueError(
+            f"budgets must be >= 1 (a budget is a number of evaluations); got {b.tolist()}"
+        )
     return b
 
 
@@ -311,7 +312,7 @@ def predicted_scores_finite(
             idx = r[perm[:, : min(m, b_max)]]
         parts: list[dict[str, np.ndarray]] = []
         for start in range(0, n_batches, chunk):
-            draws = F[idx[start:start + chunk]]  # (c, L, S)
+            draws = F[idx[start : start + chunk]]  # (c, L, S)
             parts.append(_batch_utilities(draws, incumbent, b))
         agg = _aggregate(parts)
         for k in ALL_SCORES:
@@ -402,9 +403,7 @@ def predicted_scores_sampler(
     return _aggregate(parts)
 
 
-def exact_b1_scores(
-    mean: np.ndarray, var: np.ndarray, incumbent: float
-) -> dict[str, float]:
+def exact_b1_scores(mean: np.ndarray, var: np.ndarray, incumbent: float) -> dict[str, float]:
     """Closed-form scores at budget 1 of a finite space with posterior marginals ``mean, var``.
 
     With ``b = 1`` the batch is one uniform point, so mean-b-EI is the average of the
@@ -465,12 +464,14 @@ def faithfulness(
                 rho = float(stats.spearmanr(p, e).statistic)
         pick = int(np.argmax(p))
         emax = float(e.max())
-        rows.append({
-            "budget": int(bj),
-            "n_spaces": int(p.size),
-            "kendall_tau": tau,
-            "spearman": rho,
-            "top1": bool(e[pick] >= emax - 1e-12 * max(1.0, abs(emax))),
-            "regret": emax - float(e[pick]),
-        })
+        rows.append(
+            {
+                "budget": int(bj),
+                "n_spaces": int(p.size),
+                "kendall_tau": tau,
+                "spearman": rho,
+                "top1": bool(e[pick] >= emax - 1e-12 * max(1.0, abs(emax))),
+                "regret": emax - float(e[pick]),
+            }
+        )
     return pd.DataFrame(rows)

@@ -12,5 +12,13 @@ from nmthpo.optimizers.registry import (
     resolve,
 )
 
-__all__ = ["METHODS", "PREFIXES", "MethodSpec", "TableOptimizer", "available", "make_optimizer",
-           "register", "resolve"]
+__all__ = [
+    "METHODS",
+    "PREFIXES",
+    "MethodSpec",
+    "TableOptimizer",
+    "available",
+    "make_optimizer",
+    "register",
+    "resolve",
+]

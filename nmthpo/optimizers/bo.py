@@ -67,13 +67,16 @@ class GPBOSettings:
     """Settings of :class:`GPBO` (see its parameters)."""
 
     kernel: str = setting("matern52", "GP covariance function: matern52, rbf")
-    refit_every: int = setting(1, "re-optimise the GP hyperparameters after this many new "
-                               "observations (1: every step)")
+    refit_every: int = setting(
+        1, "re-optimise the GP hyperparameters after this many new observations (1: every step)"
+    )
     restarts: int = setting(2, "random restarts of a hyperparameter fit, besides the warm start")
     restart_every: int = setting(10, "use the restarts again after this many observations")
     xi: float = setting(0.0, "exploration margin of EI (Eq. 3: 0)")
-    schedule: str = setting("exact", "exact (the refit schedule above) or fast (geometric "
-                            "checkpoints, cached posterior)")
+    schedule: str = setting(
+        "exact",
+        "exact (the refit schedule above) or fast (geometric checkpoints, cached posterior)",
+    )
     refit_growth: float = setting(0.2, "growth of the checkpoints of the fast schedule")
 
 
@@ -150,17 +153,28 @@ class GPBO(TableOptimizer):
         self.restart_every = int(restart_every)
         self.xi = float(xi)
         self._seed = int(rng.integers(2**63 - 1))
-        self.schedule = RefitSchedule(every=self.refit_every, restarts=self.restarts,
-                                      restart_rule="every", restart_every=self.restart_every)
+        self.schedule = RefitSchedule(
+            every=self.refit_every,
+            restarts=self.restarts,
+            restart_rule="every",
+            restart_every=self.restart_every,
+        )
         self.model = ScheduledGP(kernel, self.schedule, self._seed, between="add")
         self.schedule_name = schedule
         self.rowgp: RowGP | None = None
         if schedule == "fast":
             from nmthpo.models.row_gp import RowGP
 
-            self.rowgp = RowGP(self.X, kernel, self._seed, refit_growth=float(refit_growth),
-                               refit_until=None, restarts=self.restarts, first_fit=3,
-                               fused=True)
+            self.rowgp = RowGP(
+                self.X,
+                kernel,
+                self._seed,
+                refit_growth=float(refit_growth),
+                refit_until=None,
+                restarts=self.restarts,
+                first_fit=3,
+                fused=True,
+            )
 
     @property
     def gp(self) -> GaussianProcess | None:
@@ -195,8 +209,9 @@ class GPBO(TableOptimizer):
         else:
             mean, var = self._surrogate(commit=True).predict(self.X[cand])
         scores = np.full(self.n, -np.inf)
-        scores[cand] = expected_improvement(mean, np.sqrt(var), float(np.max(self.y_array)),
-                                            self.xi)
+        scores[cand] = expected_improvement(
+            mean, np.sqrt(var), float(np.max(self.y_array)), self.xi
+        )
         return self.argmax_candidate(scores)
 
     def predict_mean(self) -> np.ndarray:

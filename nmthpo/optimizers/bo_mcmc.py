@@ -145,8 +145,11 @@ class MarginalGPBO(TableOptimizer):
         super().__init__(X, rng, objective, **settings)
         if kernel not in KERNELS:
             raise ValueError(f"unknown kernel {kernel!r}; valid kernels: {', '.join(KERNELS)}")
-        for name, value in (("n_hypers", n_hypers), ("burnin", burnin),
-                            ("chain_length", chain_length)):
+        for name, value in (
+            ("n_hypers", n_hypers),
+            ("burnin", burnin),
+            ("chain_length", chain_length),
+        ):
             if int(value) != value or value < 1:
                 raise ValueError(f"{name} must be an integer >= 1; got {value!r}")
         if not (np.isfinite(step) and step > 0):
@@ -183,22 +186,28 @@ class MarginalGPBO(TableOptimizer):
         X_obs = self.X[np.asarray(self.rows, dtype=int)]
         gp = GaussianProcess(self.kernel).fit(X_obs, self.y_array, optimize=False)
         steps = self.chain_length if self._burned else self.burnin
-        self.walkers, acc = metropolis(self._log_density(gp), self.walkers, steps, self.step,
-                                       self.rng)
+        self.walkers, acc = metropolis(
+            self._log_density(gp), self.walkers, steps, self.step, self.rng
+        )
         self._burned = True
         self.acceptance = float(acc.mean())
         return self.walkers.copy()
 
-    def _posteriors(self, thetas: np.ndarray, rows: np.ndarray
-                    ) -> list[tuple[np.ndarray, np.ndarray]]:
+    def _posteriors(
+        self, thetas: np.ndarray, rows: np.ndarray
+    ) -> list[tuple[np.ndarray, np.ndarray]]:
         from nmthpo.models.gp import GaussianProcess
 
         X_obs = self.X[np.asarray(self.rows, dtype=int)]
         d = self.X.shape[1]
         out: list[tuple[np.ndarray, np.ndarray]] = []
         for th in thetas:
-            gp = GaussianProcess(self.kernel, lengthscales=np.exp(th[:d]),
-                                 variance=float(np.exp(th[d])), noise=float(np.exp(th[d + 1])))
+            gp = GaussianProcess(
+                self.kernel,
+                lengthscales=np.exp(th[:d]),
+                variance=float(np.exp(th[d])),
+                noise=float(np.exp(th[d + 1])),
+            )
             gp.fit(X_obs, self.y_array, optimize=False)
             out.append(gp.predict(self.X[rows]))
         return out

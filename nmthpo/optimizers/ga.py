@@ -54,8 +54,9 @@ class GAOptimizerSettings:
 
     population: int = setting(10, "population size (>= 2; the paper uses 5-25)")
     mutation_rate: float = setting(1 / 8, "probability of mutating the offspring (paper: 1/8)")
-    max_tries: int = setting(100, "breeding attempts per ask before repairing to the nearest "
-                             "unevaluated row")
+    max_tries: int = setting(
+        100, "breeding attempts per ask before repairing to the nearest unevaluated row"
+    )
 
 
 class GAOptimizer(TableOptimizer):

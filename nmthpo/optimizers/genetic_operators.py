@@ -28,8 +28,15 @@ if TYPE_CHECKING:  # annotations only: the GA optimiser's module stays free of p
     import pandas as pd
 
 __all__ = [
-    "GeneSpace", "fitter_first", "gene_indices", "mutate", "mutation_candidates",
-    "one_point_crossover", "roulette", "selection_probabilities", "two_point_crossover",
+    "GeneSpace",
+    "fitter_first",
+    "gene_indices",
+    "mutate",
+    "mutation_candidates",
+    "one_point_crossover",
+    "roulette",
+    "selection_probabilities",
+    "two_point_crossover",
     "weakest_index",
 ]
 
@@ -161,9 +168,7 @@ def one_point_crossover(p1: Sequence[int], p2: Sequence[int], point: int) -> tup
     return tuple(p1[:point]) + tuple(p2[point:])
 
 
-def two_point_crossover(
-    p1: Sequence[int], p2: Sequence[int], a: int, b: int
-) -> tuple[int, ...]:
+def two_point_crossover(p1: Sequence[int], p2: Sequence[int], a: int, b: int) -> tuple[int, ...]:
     """Genes of ``p1`` with those in ``[min(a,b), max(a,b))`` taken from ``p2`` (Section 5)."""
     lo, hi = min(a, b), max(a, b)
     if len(p1) != len(p2) or not 0 <= lo <= hi <= len(p1):
@@ -194,4 +199,3 @@ def mutation_candidates(fitness: Sequence[float], weakest: int) -> list[int]:
 def weakest_index(fitness: Sequence[float]) -> int:
     """The individual the offspring replaces: lowest fitness, first one on ties."""
     return int(np.argmin(np.asarray(fitness, dtype=float)))
-

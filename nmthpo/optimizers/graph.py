@@ -71,14 +71,14 @@ class GraphSMBOSettings:
     kernel: str = setting("matern52", "edge-weight kernel of the graph: matern52, rbf")
     acquisition: str = setting("eif", "ei (expected improvement) or eif (expected influence)")
     k: int | None = setting(None, "kNN neighbourhood size (None: mean degree closest to n/7)")
-    lengthscale: float | None = setting(None, "kernel length scale (None: median pairwise "
-                                        "distance)")
+    lengthscale: float | None = setting(
+        None, "kernel length scale (None: median pairwise distance)"
+    )
     eps: float | None = setting(None, "ghost-node weight 1/sigma^2 (None: 1e-6 x mean degree)")
     ei_scale: float = setting(1.0, "multiplier of the GRF posterior std in EI")
     eif_method: str = setting("fast", "fast (rank-one updates) or naive (re-solve per row)")
     eif_mode: str = setting("text", "reading of Eq. 8: text, gbopt, gbopt-ties, monotone")
-    refresh_every: int = setting(200, "recompute the inverse after this many downdates "
-                                 "(0: never)")
+    refresh_every: int = setting(200, "recompute the inverse after this many downdates (0: never)")
     tie_rtol: float = setting(1e-9, "relative tolerance for treating scores as tied")
 
 

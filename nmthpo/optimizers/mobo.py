@@ -75,8 +75,9 @@ class ParetoSMBOSettings:
     refit_until: int = setting(200, "GP: no hyperparameter fits after this many observations")
     restarts: int = setting(2, "GP: random restarts (first checkpoint, then at each doubling)")
     k: int | None = setting(None, "graph: kNN neighbourhood size (None: the paper's rule)")
-    lengthscale: float | None = setting(None, "graph: kernel length scale (None: median "
-                                        "pairwise distance)")
+    lengthscale: float | None = setting(
+        None, "graph: kernel length scale (None: median pairwise distance)"
+    )
     eps: float | None = setting(None, "graph: ghost-node weight (None: 1e-6 x mean degree)")
     refresh_every: int = setting(200, "graph: recompute the inverse after this many downdates")
 
@@ -154,16 +155,23 @@ class ParetoSMBO(TableOptimizer):
 
             seed = int(rng.integers(2**63 - 1))
             self.models = [
-                RowGP(self.X, kernel, seed + j, refit_growth=refit_growth,
-                      refit_until=refit_until, restarts=restarts)
+                RowGP(
+                    self.X,
+                    kernel,
+                    seed + j,
+                    refit_growth=refit_growth,
+                    refit_until=refit_until,
+                    restarts=restarts,
+                )
                 for j in range(2)
             ]
         else:
             from nmthpo.models.graph import GraphSurrogate, build_graph
 
             self.graph = build_graph(self.X, kernel=kernel, k=k, lengthscale=lengthscale)
-            self.graph_surrogate = GraphSurrogate(self.graph.W, eps=eps,
-                                                  refresh_every=refresh_every)
+            self.graph_surrogate = GraphSurrogate(
+                self.graph.W, eps=eps, refresh_every=refresh_every
+            )
 
     # -- protocol -----------------------------------------------------------------------------
     def tell(self, row: int, y: float | np.ndarray) -> None:
@@ -202,8 +210,14 @@ class ParetoSMBO(TableOptimizer):
 
             gs = self.graph_surrogate
             mb, sb = gs.posterior()
-            mt, st = grf_posterior(gs.W, gs.inverse(), gs.unlabelled,
-                                   np.asarray(gs.labelled), np.asarray(self._times), gs.eps)
+            mt, st = grf_posterior(
+                gs.W,
+                gs.inverse(),
+                gs.unlabelled,
+                np.asarray(gs.labelled),
+                np.asarray(self._times),
+                gs.eps,
+            )
         return np.column_stack([-mb, mt]), np.column_stack([sb, st])
 
     def observed_points(self) -> np.ndarray:

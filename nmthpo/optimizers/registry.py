@@ -188,8 +188,9 @@ class MethodSpec:
 
         return declared(load_class(self, transfer, fidelity))
 
-    def setting_names(self, transfer: bool = False, fidelity: bool = False
-                      ) -> tuple[str, ...] | None:
+    def setting_names(
+        self, transfer: bool = False, fidelity: bool = False
+    ) -> tuple[str, ...] | None:
         """The keyword settings the method's class declares (:meth:`settings_class`, the
         transfer context included), or ``None`` for a class that declares none or cannot be
         imported (a user's own: introspected, or the import error reported when it is
@@ -207,71 +208,138 @@ _TM = "nmthpo.optimizers.transfer.methods"
 _MF = "nmthpo.optimizers.multifidelity"
 
 
-def _transfer(cls: str, settings: dict[str, Any], description: str,
-              needs_sources: bool = True) -> MethodSpec:
-    return MethodSpec(_TM, cls, settings, ("bleu",), description, exact_across_cpus=False,
-                      needs_sources=needs_sources, takes_sources=True)
+def _transfer(
+    cls: str, settings: dict[str, Any], description: str, needs_sources: bool = True
+) -> MethodSpec:
+    return MethodSpec(
+        _TM,
+        cls,
+        settings,
+        ("bleu",),
+        description,
+        exact_across_cpus=False,
+        needs_sources=needs_sources,
+        takes_sources=True,
+    )
 
 
-def _fidelity(module: str, cls: str, settings: dict[str, Any], description: str
-              ) -> MethodSpec:
+def _fidelity(module: str, cls: str, settings: dict[str, Any], description: str) -> MethodSpec:
     return MethodSpec(f"{_MF}.{module}", cls, settings, (), description, fidelity=True)
 
 
 METHODS: dict[str, MethodSpec] = {
-    "rs": MethodSpec("nmthpo.optimizers.random", "RandomSearch", {}, ("bleu", "pareto"),
-                     "random search without replacement (ignores source tasks; at full "
-                     "fidelity on a learning-curve task)",
-                     transfer_cls=f"{_TM}:RandomTransfer",
-                     fidelity_cls=f"{_MF}.random:FullFidelityRandomSearch"),
-    "bo-ei-m": MethodSpec("nmthpo.optimizers.bo", "GPBO", {"kernel": "matern52"}, ("bleu",),
-                          "GP-BO, Matern-5/2 ARD kernel, expected improvement",
-                          exact_across_cpus=False),
-    "bo-ei-r": MethodSpec("nmthpo.optimizers.bo", "GPBO", {"kernel": "rbf"}, ("bleu",),
-                          "GP-BO, RBF ARD kernel, expected improvement",
-                          exact_across_cpus=False),
-    "bo-ei-m-mcmc": MethodSpec("nmthpo.optimizers.bo_mcmc", "MarginalGPBO",
-                               {"kernel": "matern52"}, ("bleu",),
-                               "GP-BO as RoBO ran it: Matern-5/2 ARD kernel, hyperparameters "
-                               "marginalised by MCMC, EI averaged over the samples",
-                               exact_across_cpus=False),
-    "gb-ei-m": MethodSpec("nmthpo.optimizers.graph", "GraphSMBO",
-                          {"kernel": "matern52", "acquisition": "ei"}, ("bleu",),
-                          "graph-based SMBO, Matern kernel graph, expected improvement"),
-    "gb-ei-r": MethodSpec("nmthpo.optimizers.graph", "GraphSMBO",
-                          {"kernel": "rbf", "acquisition": "ei"}, ("bleu",),
-                          "graph-based SMBO, RBF kernel graph, expected improvement"),
-    "gb-eif-m": MethodSpec("nmthpo.optimizers.graph", "GraphSMBO",
-                           {"kernel": "matern52", "acquisition": "eif", "eif_mode": "gbopt"},
-                           ("bleu",),
-                           "graph-based SMBO, Matern kernel graph, expected influence"),
-    "gb-eif-r": MethodSpec("nmthpo.optimizers.graph", "GraphSMBO",
-                           {"kernel": "rbf", "acquisition": "eif", "eif_mode": "gbopt"}, ("bleu",),
-                           "graph-based SMBO, RBF kernel graph, expected influence"),
-    "gb-eif-text-m": MethodSpec("nmthpo.optimizers.graph", "GraphSMBO",
-                                {"kernel": "matern52", "acquisition": "eif", "eif_mode": "text"},
-                                ("bleu",),
-                                "graph-based SMBO, expected influence, literal reading of "
-                                "the paper's text for the binarised labels"),
-    "bo-m": MethodSpec("nmthpo.optimizers.mobo", "ParetoSMBO",
-                       {"surrogate": "gp", "kernel": "matern52"}, ("pareto",),
-                       "multiobjective SMBO, GP surrogates (Matern-5/2), EHVI",
-                       exact_across_cpus=False),
-    "bo-r": MethodSpec("nmthpo.optimizers.mobo", "ParetoSMBO",
-                       {"surrogate": "gp", "kernel": "rbf"}, ("pareto",),
-                       "multiobjective SMBO, GP surrogates (RBF), EHVI",
-                       exact_across_cpus=False),
-    "gb-m": MethodSpec("nmthpo.optimizers.mobo", "ParetoSMBO",
-                       {"surrogate": "graph", "kernel": "matern52"}, ("pareto",),
-                       "multiobjective SMBO, graph surrogates (Matern graph), EHVI"),
-    "gb-r": MethodSpec("nmthpo.optimizers.mobo", "ParetoSMBO",
-                       {"surrogate": "graph", "kernel": "rbf"}, ("pareto",),
-                       "multiobjective SMBO, graph surrogates (RBF graph), EHVI"),
-    "ga": MethodSpec("nmthpo.optimizers.ga", "GAOptimizer", {}, ("bleu",),
-                     "steady-state genetic algorithm over the table's rows (Ganapathy 2020)"),
+    "rs": MethodSpec(
+        "nmthpo.optimizers.random",
+        "RandomSearch",
+        {},
+        ("bleu", "pareto"),
+        "random search without replacement (ignores source tasks; at full "
+        "fidelity on a learning-curve task)",
+        transfer_cls=f"{_TM}:RandomTransfer",
+        fidelity_cls=f"{_MF}.random:FullFidelityRandomSearch",
+    ),
+    "bo-ei-m": MethodSpec(
+        "nmthpo.optimizers.bo",
+        "GPBO",
+        {"kernel": "matern52"},
+        ("bleu",),
+        "GP-BO, Matern-5/2 ARD kernel, expected improvement",
+        exact_across_cpus=False,
+    ),
+    "bo-ei-r": MethodSpec(
+        "nmthpo.optimizers.bo",
+        "GPBO",
+        {"kernel": "rbf"},
+        ("bleu",),
+        "GP-BO, RBF ARD kernel, expected improvement",
+        exact_across_cpus=False,
+    ),
+    "bo-ei-m-mcmc": MethodSpec(
+        "nmthpo.optimizers.bo_mcmc",
+        "MarginalGPBO",
+        {"kernel": "matern52"},
+        ("bleu",),
+        "GP-BO as RoBO ran it: Matern-5/2 ARD kernel, hyperparameters "
+        "marginalised by MCMC, EI averaged over the samples",
+        exact_across_cpus=False,
+    ),
+    "gb-ei-m": MethodSpec(
+        "nmthpo.optimizers.graph",
+        "GraphSMBO",
+        {"kernel": "matern52", "acquisition": "ei"},
+        ("bleu",),
+        "graph-based SMBO, Matern kernel graph, expected improvement",
+    ),
+    "gb-ei-r": MethodSpec(
+        "nmthpo.optimizers.graph",
+        "GraphSMBO",
+        {"kernel": "rbf", "acquisition": "ei"},
+        ("bleu",),
+        "graph-based SMBO, RBF kernel graph, expected improvement",
+    ),
+    "gb-eif-m": MethodSpec(
+        "nmthpo.optimizers.graph",
+        "GraphSMBO",
+        {"kernel": "matern52", "acquisition": "eif", "eif_mode": "gbopt"},
+        ("bleu",),
+        "graph-based SMBO, Matern kernel graph, expected influence",
+    ),
+    "gb-eif-r": MethodSpec(
+        "nmthpo.optimizers.graph",
+        "GraphSMBO",
+        {"kernel": "rbf", "acquisition": "eif", "eif_mode": "gbopt"},
+        ("bleu",),
+        "graph-based SMBO, RBF kernel graph, expected influence",
+    ),
+    "gb-eif-text-m": MethodSpec(
+        "nmthpo.optimizers.graph",
+        "GraphSMBO",
+        {"kernel": "matern52", "acquisition": "eif", "eif_mode": "text"},
+        ("bleu",),
+        "graph-based SMBO, expected influence, literal reading of "
+        "the paper's text for the binarised labels",
+    ),
+    "bo-m": MethodSpec(
+        "nmthpo.optimizers.mobo",
+        "ParetoSMBO",
+        {"surrogate": "gp", "kernel": "matern52"},
+        ("pareto",),
+        "multiobjective SMBO, GP surrogates (Matern-5/2), EHVI",
+        exact_across_cpus=False,
+    ),
+    "bo-r": MethodSpec(
+        "nmthpo.optimizers.mobo",
+        "ParetoSMBO",
+        {"surrogate": "gp", "kernel": "rbf"},
+        ("pareto",),
+        "multiobjective SMBO, GP surrogates (RBF), EHVI",
+        exact_across_cpus=False,
+    ),
+    "gb-m": MethodSpec(
+        "nmthpo.optimizers.mobo",
+        "ParetoSMBO",
+        {"surrogate": "graph", "kernel": "matern52"},
+        ("pareto",),
+        "multiobjective SMBO, graph surrogates (Matern graph), EHVI",
+    ),
+    "gb-r": MethodSpec(
+        "nmthpo.optimizers.mobo",
+        "ParetoSMBO",
+        {"surrogate": "graph", "kernel": "rbf"},
+        ("pareto",),
+        "multiobjective SMBO, graph surrogates (RBF graph), EHVI",
+    ),
+    "ga": MethodSpec(
+        "nmthpo.optimizers.ga",
+        "GAOptimizer",
+        {},
+        ("bleu",),
+        "steady-state genetic algorithm over the table's rows (Ganapathy 2020)",
+    ),
     # transfer learning (Li et al. 2022, Section 5.1; nmthpo.optimizers.transfer.methods)
-    "igp": _transfer("IGP", {}, "independent GP on the target only (ignores source tasks)",
-                     needs_sources=False),
+    "igp": _transfer(
+        "IGP", {}, "independent GP on the target only (ignores source tasks)", needs_sources=False
+    ),
     "scot": _transfer("SCoT", {}, "SCoT: one GP on the merged, per-task scaled observations"),
     "sgpr": _transfer("SGPR", {}, "stacked GP regression (Google Vizier)"),
     "pogpe": _transfer("POGPE", {}, "product of GP experts, constant weights"),
@@ -284,16 +352,23 @@ METHODS: dict[str, MethodSpec] = {
     "tst-ms": _transfer("TST", {"variant": "r", "source_only": True}, "TST-R, source part only"),
     "rgpe-ms": _transfer("RGPE", {"source_only": True}, "RGPE, source part only"),
     # multi-fidelity methods over the NMTLC learning curves (issue 14; Chapter 7)
-    "sh": _fidelity("halving", "SuccessiveHalving", {},
-                    "synchronous successive halving (eta=3, checkpoints 1..longest curve)"),
+    "sh": _fidelity(
+        "halving",
+        "SuccessiveHalving",
+        {},
+        "synchronous successive halving (eta=3, checkpoints 1..longest curve)",
+    ),
     "hb": _fidelity("halving", "Hyperband", {}, "Hyperband (eta=3)"),
-    "sh-upstream": _fidelity("halving", "UpstreamHalving", {},
-                             "upstream's schedule: floor(log2 N) halvings over the first 75% "
-                             "of max_len"),
-    "asha": _fidelity("asha", "ASHA", {}, "asynchronous successive halving, 4 simulated "
-                      "workers"),
-    "bohb": _fidelity("bohb", "BOHB", {}, "BOHB: Hyperband with TPE over the configuration "
-                      "features"),
+    "sh-upstream": _fidelity(
+        "halving",
+        "UpstreamHalving",
+        {},
+        "upstream's schedule: floor(log2 N) halvings over the first 75% of max_len",
+    ),
+    "asha": _fidelity("asha", "ASHA", {}, "asynchronous successive halving, 4 simulated workers"),
+    "bohb": _fidelity(
+        "bohb", "BOHB", {}, "BOHB: Hyperband with TPE over the configuration features"
+    ),
 }
 
 #: ``prefix`` of a ``"prefix:Name"`` method -> ``"module:function"``; the function takes the
@@ -308,7 +383,7 @@ PREFIXES: dict[str, str] = {
 def constructor_settings(cls: type) -> tuple[list[str], bool]:
     """The keyword settings an optimiser class's constructor takes, and whether the list is
     complete (introspection: for a class that declares no ``Settings``, e.g. a user's; the
-    package's declarations are checked against it by ``tests/test_optimizers.py``).
+    package's declarations are checked against it by ``tests/optimizers/test_registry.py``).
 
     The settings are the keyword parameters after the positional ``X, rng`` (a lookup-table
     optimiser) or ``X, longest, rng`` (a multi-fidelity one), except ``objective``. Follows
@@ -332,13 +407,19 @@ def constructor_settings(cls: type) -> tuple[list[str], bool]:
         if init is None:
             continue
         params = list(inspect.signature(init).parameters.values())[1:]  # self
-        lead = [p.name for p in params].index("rng") + 1 if any(
-            p.name == "rng" for p in params) else 2  # X, rng or X, longest, rng
-        names += [p.name for p in params[lead:]
-                  if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
-                  and p.name != "objective" and p.name not in names]
+        lead = (
+            [p.name for p in params].index("rng") + 1 if any(p.name == "rng" for p in params) else 2
+        )  # X, rng or X, longest, rng
+        names += [
+            p.name
+            for p in params[lead:]
+            if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+            and p.name != "objective"
+            and p.name not in names
+        ]
         if klass in (TableOptimizer, FidelityOptimizer) or not any(
-                p.kind is p.VAR_KEYWORD for p in params):
+            p.kind is p.VAR_KEYWORD for p in params
+        ):
             break
         complete = False
     return names, complete
@@ -357,8 +438,9 @@ def register(name: str, spec: MethodSpec | type) -> None:
     if name in METHODS:
         raise ValueError(f"method {name!r} is already registered")
     if ":" in name:
-        raise ValueError(f"a method name cannot contain ':' (it would read as module:Class): "
-                         f"{name!r}")
+        raise ValueError(
+            f"a method name cannot contain ':' (it would read as module:Class): {name!r}"
+        )
     METHODS[name] = spec
 
 
@@ -374,8 +456,9 @@ def _import_attr(path: str, what: str) -> Any:
     try:
         obj: Any = importlib.import_module(module)
     except ImportError as exc:
-        raise ValueError(f"cannot import module {module!r} of {what} {path!r} ({exc}); is it "
-                         "on PYTHONPATH?") from None
+        raise ValueError(
+            f"cannot import module {module!r} of {what} {path!r} ({exc}); is it on PYTHONPATH?"
+        ) from None
     for part in name.split("."):
         if not hasattr(obj, part):
             raise ValueError(f"module {module!r} has no {name!r} ({what} {path!r})")
@@ -389,8 +472,13 @@ def load_class(spec: MethodSpec, transfer: bool = False, fidelity: bool = False)
     path = spec.class_path(transfer, fidelity)
     if spec.obj is not None and path == spec.path:
         return spec.obj  # type: ignore[no-any-return]
-    what = "method" if path == spec.path else \
-        "fidelity class" if path == spec.fidelity_cls else "transfer class"
+    what = (
+        "method"
+        if path == spec.path
+        else "fidelity class"
+        if path == spec.fidelity_cls
+        else "transfer class"
+    )
     return _import_attr(path, what)  # type: ignore[no-any-return]
 
 
@@ -398,8 +486,10 @@ def _check_key(key: Any) -> str | None:
     if key is None:
         return None
     if not isinstance(key, str) or not key or not all(c.isalnum() or c in "_.-" for c in key):
-        raise ValueError(f"a method key must be a non-empty string of letters, digits, '_', "
-                         f"'.' or '-' (it becomes part of file names), got {key!r}")
+        raise ValueError(
+            f"a method key must be a non-empty string of letters, digits, '_', "
+            f"'.' or '-' (it becomes part of file names), got {key!r}"
+        )
     return key
 
 
@@ -415,21 +505,32 @@ def spec_from_class(cls: type, key: str | None = None) -> MethodSpec:
     """
     if not isinstance(cls, type):
         raise ValueError(f"expected an optimiser class, got {cls!r}")
-    if not (issubclass(cls, TableOptimizer)
-            or (callable(getattr(cls, "ask", None)) and callable(getattr(cls, "tell", None)))):
-        raise ValueError(f"{cls.__qualname__} is not an optimiser: subclass "
-                         "nmthpo.TableOptimizer or define ask() and tell(row, y)")
+    if not (
+        issubclass(cls, TableOptimizer)
+        or (callable(getattr(cls, "ask", None)) and callable(getattr(cls, "tell", None)))
+    ):
+        raise ValueError(
+            f"{cls.__qualname__} is not an optimiser: subclass "
+            "nmthpo.TableOptimizer or define ask() and tell(row, y)"
+        )
     if "<locals>" in cls.__qualname__:
-        raise ValueError(f"{cls.__qualname__} is defined inside a function, so it cannot be "
-                         "imported by name; define it at the top level of a module")
+        raise ValueError(
+            f"{cls.__qualname__} is defined inside a function, so it cannot be "
+            "imported by name; define it at the top level of a module"
+        )
     doc = (cls.__doc__ or "").strip().splitlines()
-    return MethodSpec(cls.__module__, cls.__qualname__, {},
-                      tuple(getattr(cls, "objectives", ("bleu",))), doc[0] if doc else "",
-                      exact_across_cpus=bool(getattr(cls, "exact_across_cpus", True)),
-                      needs_sources=bool(getattr(cls, "needs_sources", False)),
-                      takes_sources=hasattr(cls, "needs_sources"),
-                      key=_check_key(key if key is not None else getattr(cls, "method_key", None)),
-                      obj=cls)
+    return MethodSpec(
+        cls.__module__,
+        cls.__qualname__,
+        {},
+        tuple(getattr(cls, "objectives", ("bleu",))),
+        doc[0] if doc else "",
+        exact_across_cpus=bool(getattr(cls, "exact_across_cpus", True)),
+        needs_sources=bool(getattr(cls, "needs_sources", False)),
+        takes_sources=hasattr(cls, "needs_sources"),
+        key=_check_key(key if key is not None else getattr(cls, "method_key", None)),
+        obj=cls,
+    )
 
 
 def resolve(method: str | type | MethodSpec) -> MethodSpec:
@@ -440,12 +541,15 @@ def resolve(method: str | type | MethodSpec) -> MethodSpec:
     if isinstance(method, type):
         return spec_from_class(method)
     if not isinstance(method, str):
-        raise TypeError(f"a method is a name, 'module:Class', a class or a MethodSpec; got "
-                        f"{method!r}")
+        raise TypeError(
+            f"a method is a name, 'module:Class', a class or a MethodSpec; got {method!r}"
+        )
     if ":" not in method:
         if method not in METHODS:
-            raise KeyError(f"unknown method {method!r}; valid methods: {', '.join(available())}"
-                           " (or 'module:Class' of your own optimiser)")
+            raise KeyError(
+                f"unknown method {method!r}; valid methods: {', '.join(available())}"
+                " (or 'module:Class' of your own optimiser)"
+            )
         return METHODS[method]
     prefix = method.partition(":")[0]
     if prefix in PREFIXES:
@@ -462,9 +566,11 @@ def get_spec(name: str | type | MethodSpec, objective: str = "bleu") -> MethodSp
     """:func:`resolve` and check that the method supports ``objective``."""
     spec = resolve(name)
     if spec.fidelity:
-        raise KeyError(f"method {name!r} is a multi-fidelity method: it runs on a learning-curve "
-                       "task (nmthpo.run(METHOD, 'lc-...') or `nmthpo run METHOD --task "
-                       "lc-...`), not on a lookup table")
+        raise KeyError(
+            f"method {name!r} is a multi-fidelity method: it runs on a learning-curve "
+            "task (nmthpo.run(METHOD, 'lc-...') or `nmthpo run METHOD --task "
+            "lc-...`), not on a lookup table"
+        )
     if objective not in spec.objectives:
         raise KeyError(
             f"method {name!r} does not support objective {objective!r}; methods that do: "
@@ -488,9 +594,10 @@ def build(
     ``overrides`` update the fixed settings.
     """
     if context is not None and not spec.accepts_sources():
-        raise ValueError(f"method {spec.path} does not use source tasks; drop sources= (methods "
-                         "that do: " + ", ".join(k for k, v in METHODS.items()
-                                                 if v.accepts_sources()) + ")")
+        raise ValueError(
+            f"method {spec.path} does not use source tasks; drop sources= (methods "
+            "that do: " + ", ".join(k for k, v in METHODS.items() if v.accepts_sources()) + ")"
+        )
     cls = load_class(spec, transfer=context is not None)
     settings = {**spec.settings, **(context or {}), **overrides}
     return cls(X, rng, objective=objective, **settings)
@@ -507,5 +614,11 @@ def make_optimizer(
 
     ``overrides`` update the method's fixed settings (e.g. ``k=10`` for a graph method).
     """
-    return build(get_spec(name, objective), X, rng, objective, None,  # type: ignore[no-any-return]
-                 **overrides)
+    return build(
+        get_spec(name, objective),
+        X,
+        rng,
+        objective,
+        None,  # type: ignore[no-any-return]
+        **overrides,
+    )

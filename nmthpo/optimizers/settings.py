@@ -15,11 +15,11 @@ one-line help (:func:`setting`)::
         def __init__(self, X, rng, objective="bleu", *, kernel="matern52", k=None): ...
 
 The constructor keeps its keyword parameters: the same names with the same defaults
-(``tests/test_optimizers.py`` checks every class of the package against its declaration). The
-declaration is what reads a method's settings without building it: ``nmthpo run --set
-NAME=...`` refuses an unknown name before a table or a numerical library is loaded
-(:mod:`nmthpo.commands.validate`), ``nmthpo methods`` lists names, types, defaults and help.
-So that reading a declaration stays cheap, the optimiser modules import SciPy (through
+(``tests/optimizers/test_settings.py`` checks every class of the package against its
+declaration). The declaration is what reads a method's settings without building it:
+``nmthpo run --set NAME=...`` refuses an unknown name before a table or a numerical library is
+loaded (:mod:`nmthpo.commands.validate`), ``nmthpo methods`` lists names, types, defaults and
+help. So that reading a declaration stays cheap, the optimiser modules import SciPy (through
 :mod:`nmthpo.models`) and pandas inside the functions that use them, not at module level.
 
 Rules:
@@ -114,8 +114,9 @@ def _fields(decl: type) -> list[dataclasses.Field[Any]]:
     by_name = {f.name: f for f in dataclasses.fields(decl)}
     order: list[str] = []
     for klass in decl.__mro__:
-        order += [n for n in vars(klass).get("__annotations__", {})
-                  if n in by_name and n not in order]
+        order += [
+            n for n in vars(klass).get("__annotations__", {}) if n in by_name and n not in order
+        ]
     return [by_name[n] for n in order]
 
 
@@ -128,7 +129,14 @@ def describe(decl: type, fixed: dict[str, Any] | None = None) -> list[SettingInf
     out = []
     for f in _fields(decl):
         default = None if f.default is dataclasses.MISSING else f.default
-        out.append(SettingInfo(f.name, _type_name(f.type), fixed.get(f.name, default),
-                               str(f.metadata.get("help", "")),
-                               bool(f.metadata.get("context", False)), f.name in fixed))
+        out.append(
+            SettingInfo(
+                f.name,
+                _type_name(f.type),
+                fixed.get(f.name, default),
+                str(f.metadata.get("help", "")),
+                bool(f.metadata.get("context", False)),
+                f.name in fixed,
+            )
+        )
     return out

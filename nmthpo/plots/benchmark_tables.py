@@ -15,7 +15,10 @@ from nmthpo.benchmark.tables import LookupTable
 from nmthpo.plots.style import METRIC_LABELS, grid_shape, hide_unused, shared_legend
 
 __all__ = [
-    "bleu_histograms", "bleu_vs_time", "metric_distributions", "correlation_heatmap",
+    "bleu_histograms",
+    "bleu_vs_time",
+    "metric_distributions",
+    "correlation_heatmap",
     "importance_bars",
 ]
 
@@ -42,10 +45,18 @@ def bleu_vs_time(tables: Sequence[LookupTable]) -> Figure:
     axes = np.atleast_1d(fig.subplots(nrows, ncols, squeeze=False))
     for ax, table in zip(axes.ravel(), tables, strict=False):
         p = table.pareto
-        ax.scatter(table.time[~p], table.bleu[~p], s=8, color="#8C8C8C", alpha=0.6,
-                   label="model")
-        ax.scatter(table.time[p], table.bleu[p], s=90, marker="*", color="#E1A100",
-                   edgecolor="black", linewidth=0.5, label="Pareto-optimal", zorder=3)
+        ax.scatter(table.time[~p], table.bleu[~p], s=8, color="#8C8C8C", alpha=0.6, label="model")
+        ax.scatter(
+            table.time[p],
+            table.bleu[p],
+            s=90,
+            marker="*",
+            color="#E1A100",
+            edgecolor="black",
+            linewidth=0.5,
+            label="Pareto-optimal",
+            zorder=3,
+        )
         ax.set_title(f"{table.task} ({int(p.sum())} Pareto-optimal)")
         ax.set_xlabel(METRIC_LABELS["dev_gpu_time"])
         ax.set_ylabel("dev BLEU")
@@ -69,8 +80,12 @@ def metric_distributions(
     axes = np.atleast_1d(fig.subplots(nrows, ncols, squeeze=False))
     for ax, metric in zip(axes.ravel(), metrics, strict=False):
         values = [t.metrics[metric].dropna().to_numpy(dtype=float) for t in tables]
-        ax.boxplot(values, tick_labels=[t.task for t in tables], showfliers=True,
-                   flierprops={"markersize": 2})
+        ax.boxplot(
+            values,
+            tick_labels=[t.task for t in tables],
+            showfliers=True,
+            flierprops={"markersize": 2},
+        )
         ax.set_ylabel(METRIC_LABELS.get(metric, metric))
         if metric in ("dev_ppl", "num_param"):
             ax.set_yscale("log")
@@ -86,8 +101,9 @@ def correlation_heatmap(
     vmax: float = 1.0,
 ) -> Figure:
     """Figure 4: a matrix of correlations, annotated with rho (and the count it rests on)."""
-    fig = Figure(figsize=(1.0 + 0.95 * rho.shape[1], 0.6 + 0.8 * rho.shape[0]),
-                 layout="constrained")
+    fig = Figure(
+        figsize=(1.0 + 0.95 * rho.shape[1], 0.6 + 0.8 * rho.shape[0]), layout="constrained"
+    )
     ax = fig.subplots()
     im = ax.imshow(rho.to_numpy(dtype=float), cmap="RdBu_r", vmin=vmin, vmax=vmax)
     ax.set_xticks(range(rho.shape[1]), list(rho.columns), rotation=45, ha="right")
@@ -98,17 +114,22 @@ def correlation_heatmap(
             text = "n/a" if pd.isna(v) else f"{v:.2f}"
             if counts is not None:
                 text += f"\n({int(counts.iat[i, j])})"
-            ax.text(j, i, text, ha="center", va="center", fontsize=7,
-                    color="white" if not pd.isna(v) and abs(v) > 0.6 else "black")
+            ax.text(
+                j,
+                i,
+                text,
+                ha="center",
+                va="center",
+                fontsize=7,
+                color="white" if not pd.isna(v) and abs(v) > 0.6 else "black",
+            )
     fig.colorbar(im, ax=ax, shrink=0.8, label="Spearman's rho")
     if title:
         ax.set_title(title)
     return fig
 
 
-def importance_bars(
-    panels: Mapping[str, tuple[pd.Series, pd.Series]], n_pairs: int = 8
-) -> Figure:
+def importance_bars(panels: Mapping[str, tuple[pd.Series, pd.Series]], n_pairs: int = 8) -> Figure:
     """Figure 5: single importances (top row) and the ``n_pairs`` largest pairs (bottom row).
 
     ``panels`` maps a panel title (e.g. ``"en-ja, top 1%"``) to ``(singles, pairs)`` as

@@ -20,10 +20,14 @@ from nmthpo.engine.compare import Comparison, TaskRanking
 
 __all__ = ["cd_diagram", "leaderboard_plot", "runtime_ecdf", "save_comparison_figure"]
 
-_LABELS = {"ftb": "runtime to the best (models trained)",
-           "ftc": "runtime to within 0.5 BLEU of the best",
-           "fb": "BLEU gap after 20 models", "fto": "runtime to one Pareto row",
-           "fta": "runtime to every Pareto row", "fbp": "Pareto rows among the first 50"}
+_LABELS = {
+    "ftb": "runtime to the best (models trained)",
+    "ftc": "runtime to within 0.5 BLEU of the best",
+    "fb": "BLEU gap after 20 models",
+    "fto": "runtime to one Pareto row",
+    "fta": "runtime to every Pareto row",
+    "fbp": "Pareto rows among the first 50",
+}
 
 
 def _leaderboard_ax(ax: Axes, comp: Comparison, m: str) -> None:
@@ -31,9 +35,14 @@ def _leaderboard_ax(ax: Axes, comp: Comparison, m: str) -> None:
     y = np.arange(len(board))[::-1]
     for yi, (name, row) in zip(y, board.iterrows(), strict=True):
         mine = comp.sources.get(str(name), "") == "run directory"
-        ax.errorbar(row["mean"], yi, xerr=[[row["mean"] - row["ci_low"]],
-                                           [row["ci_high"] - row["mean"]]],
-                    fmt="o", color="#C44E52" if mine else "#4C4C4C", capsize=3)
+        ax.errorbar(
+            row["mean"],
+            yi,
+            xerr=[[row["mean"] - row["ci_low"]], [row["ci_high"] - row["mean"]]],
+            fmt="o",
+            color="#C44E52" if mine else "#4C4C4C",
+            capsize=3,
+        )
     ax.set_yticks(y, [str(n) for n in board.index])
     ax.set_xlabel(f"{m}: {_LABELS.get(m, m)} (mean, 95% CI)")
     ax.set_title(f"{comp.task}: {comp.trials} paired trials (red: your runs)")
@@ -46,8 +55,15 @@ def _ecdf_ax(ax: Axes, comp: Comparison, m: str) -> None:
         v = np.sort(comp.values[str(name)][m].to_numpy(dtype=float))
         share = np.arange(1, v.size + 1) / v.size
         mine = comp.sources.get(str(name), "") == "run directory"
-        ax.step(v, share, where="post", label=str(name), color=cmap(i % 10),
-                lw=2.2 if mine else 1.2, ls="-" if mine else "--")
+        ax.step(
+            v,
+            share,
+            where="post",
+            label=str(name),
+            color=cmap(i % 10),
+            lw=2.2 if mine else 1.2,
+            ls="-" if mine else "--",
+        )
     ax.set_xlabel(_LABELS.get(m, m))
     ax.set_ylabel("share of trials with a value <= x")
     ax.set_title(f"{comp.task}: runtime ECDF ({m})")

@@ -27,15 +27,25 @@ def ga_tables_plot(
     right: baseline minus GA (Table 4), the zero line meaning no edge.
     """
     for f in (ga, baseline, difference):
-        require_columns(f, ("average", "paper", "se"),
-                        "nmthpo.studies.ganapathy.tables.paper_comparison")
+        require_columns(
+            f, ("average", "paper", "se"), "nmthpo.studies.ganapathy.tables.paper_comparison"
+        )
     fig = Figure(figsize=(9.6, 3.6), layout="constrained")
     left, right = fig.subplots(1, 2)
-    for frame, label, col in ((ga, "GA", METHOD_COLOURS["ga"]),
-                              (baseline, "random baseline", METHOD_COLOURS["rs"])):
+    for frame, label, col in (
+        (ga, "GA", METHOD_COLOURS["ga"]),
+        (baseline, "random baseline", METHOD_COLOURS["rs"]),
+    ):
         m = frame.index.to_numpy()
-        left.errorbar(m, frame["average"], yerr=k * frame["se"], fmt="o-", color=col,
-                      capsize=3, label=f"{label} (ours, ±{k:g} se)")
+        left.errorbar(
+            m,
+            frame["average"],
+            yerr=k * frame["se"],
+            fmt="o-",
+            color=col,
+            capsize=3,
+            label=f"{label} (ours, ±{k:g} se)",
+        )
         left.plot(m, frame["paper"], "x--", color=col, ms=8, label=f"{label} (paper)")
     left.set_xlabel("initial population size")
     left.set_ylabel("individuals until BLEU ≥ target")
@@ -43,8 +53,15 @@ def ga_tables_plot(
     left.legend(fontsize=9)
     m = difference.index.to_numpy()
     right.axhline(0.0, color="#999999", lw=0.8)
-    right.errorbar(m, difference["average"], yerr=k * difference["se"], fmt="o-",
-                   color="#333333", capsize=3, label=f"ours (±{k:g} se)")
+    right.errorbar(
+        m,
+        difference["average"],
+        yerr=k * difference["se"],
+        fmt="o-",
+        color="#333333",
+        capsize=3,
+        label=f"ours (±{k:g} se)",
+    )
     right.plot(m, difference["paper"], "x--", color="#C44E52", ms=8, label="paper")
     right.set_xlabel("initial population size")
     right.set_ylabel("baseline − GA")
@@ -89,16 +106,20 @@ def variant_plot(frame: pd.DataFrame, k: float = 2.0) -> Figure:
     """
     sizes = [c for c in frame.columns if not str(c).endswith(" se")]
     if not sizes or frame.empty:
-        raise ValueError("frame has no size columns; pass "
-                         "nmthpo.studies.ganapathy.tables.variant_table's frame")
+        raise ValueError(
+            "frame has no size columns; pass nmthpo.studies.ganapathy.tables.variant_table's frame"
+        )
     m = np.array([int(c) for c in sizes])
     fig = Figure(figsize=(6.4, 3.8), layout="constrained")
     ax = fig.subplots()
     for name, row in frame.iterrows():
         y = row[sizes].to_numpy(dtype=float)
         se_cols = [f"{c} se" for c in sizes]
-        err = k * row[se_cols].to_numpy(dtype=float) if all(
-            c in frame.columns for c in se_cols) else None
+        err = (
+            k * row[se_cols].to_numpy(dtype=float)
+            if all(c in frame.columns for c in se_cols)
+            else None
+        )
         style = "s--" if name == "baseline" else "o-"
         colour = METHOD_COLOURS["rs"] if name == "baseline" else None
         ax.errorbar(m, y, yerr=err, fmt=style, capsize=2, ms=4, color=colour, label=str(name))
@@ -123,11 +144,23 @@ def fair_edge_plot(
     ax = fig.subplots()
     ax.axhline(0.0, color="#999999", lw=0.8)
     m = fair.index.to_numpy()
-    ax.errorbar(m, fair["edge"], yerr=k * fair["edge_se"], fmt="o-", capsize=3,
-                color=METHOD_COLOURS["ga"], label=f"fair count (±{k:g} se)")
+    ax.errorbar(
+        m,
+        fair["edge"],
+        yerr=k * fair["edge_se"],
+        fmt="o-",
+        capsize=3,
+        color=METHOD_COLOURS["ga"],
+        label=f"fair count (±{k:g} se)",
+    )
     if paper_rule is not None:
-        ax.plot(paper_rule.index.to_numpy(), paper_rule.to_numpy(dtype=float), "x--",
-                color="#333333", label="paper's counting rules")
+        ax.plot(
+            paper_rule.index.to_numpy(),
+            paper_rule.to_numpy(dtype=float),
+            "x--",
+            color="#333333",
+            label="paper's counting rules",
+        )
     ax.set_xlabel("initial population size")
     ax.set_ylabel("random − GA (models trained)")
     ax.legend(fontsize=7)

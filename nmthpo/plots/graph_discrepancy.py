@@ -17,7 +17,10 @@ __all__ = ["arm_forest"]
 
 #: Marker colour of each group of arms.
 GROUP_COLOURS: dict[str, str] = {
-    "reference": "#7f7f7f", "BO": "#1f77b4", "GB": "#2ca02c", "EIF labels": "#bcbd22",
+    "reference": "#7f7f7f",
+    "BO": "#1f77b4",
+    "GB": "#2ca02c",
+    "EIF labels": "#bcbd22",
     "GB-EI": "#d62728",
 }
 
@@ -29,8 +32,9 @@ def arm_forest(intervals: pd.DataFrame, reference: str = "RS") -> Figure:
     :func:`nmthpo.studies.zhang_duh.graph_discrepancy.arm_intervals`; the dashed line marks the
     ``reference`` arm's mean.
     """
-    require_columns(intervals, ["arm", "group", "task", "ftb", "low", "high"],
-                    "graph_discrepancy.arm_intervals")
+    require_columns(
+        intervals, ["arm", "group", "task", "ftb", "low", "high"], "graph_discrepancy.arm_intervals"
+    )
     tasks = list(dict.fromkeys(intervals.task))
     arms = list(dict.fromkeys(intervals.arm))
     nrows, ncols = grid_shape(len(tasks), ncols=2)
@@ -41,8 +45,16 @@ def arm_forest(intervals: pd.DataFrame, reference: str = "RS") -> Figure:
         g = intervals[intervals.task == task].set_index("arm").loc[arms]
         for yi, (_arm, r) in zip(y, g.iterrows(), strict=True):
             col = GROUP_COLOURS.get(str(r["group"]), "#333333")
-            ax.errorbar(r["ftb"], yi, xerr=[[r["ftb"] - r["low"]], [r["high"] - r["ftb"]]],
-                        fmt="o", ms=4, color=col, capsize=2, lw=1.1)
+            ax.errorbar(
+                r["ftb"],
+                yi,
+                xerr=[[r["ftb"] - r["low"]], [r["high"] - r["ftb"]]],
+                fmt="o",
+                ms=4,
+                color=col,
+                capsize=2,
+                lw=1.1,
+            )
         if reference in g.index:
             ax.axvline(float(g.loc[reference, "ftb"]), color="#7f7f7f", ls="--", lw=0.9)
         ax.set_title(task)

@@ -14,15 +14,26 @@ from matplotlib.figure import Figure
 from nmthpo.benchmark.learning_curves import load_curves
 from nmthpo.plots.style import grid_shape, hide_unused, require_columns, shared_legend
 
-__all__ = ["FIDELITY_COLOURS", "anytime_plot", "curves_plot", "rank_correlation_plot",
-           "survival_plot"]
+__all__ = [
+    "FIDELITY_COLOURS",
+    "anytime_plot",
+    "curves_plot",
+    "rank_correlation_plot",
+    "survival_plot",
+]
 
 #: One colour per multi-fidelity method (labels of :func:`nmthpo.studies.multifidelity.study.
 #: method_label`).
 FIDELITY_COLOURS: dict[str, str] = {
-    "rs": "#7f7f7f", "sh": "#d62728", "hb": "#1f77b4", "asha": "#ff7f0e", "bohb": "#2ca02c",
-    "sh-upstream": "#9467bd", "optuna SuccessiveHalving": "#e377c2",
-    "optuna Hyperband": "#17becf", "optuna Median": "#bcbd22",
+    "rs": "#7f7f7f",
+    "sh": "#d62728",
+    "hb": "#1f77b4",
+    "asha": "#ff7f0e",
+    "bohb": "#2ca02c",
+    "sh-upstream": "#9467bd",
+    "optuna SuccessiveHalving": "#e377c2",
+    "optuna Hyperband": "#17becf",
+    "optuna Median": "#bcbd22",
 }
 
 
@@ -37,8 +48,9 @@ def _task_panels(n: int, width: float, height: float) -> tuple[Figure, np.ndarra
     return fig, np.atleast_1d(fig.subplots(nrows, ncols, squeeze=False))
 
 
-def curves_plot(tasks: Sequence[str], n_curves: int = 40, seed: int = 0,
-                raw: bool = True) -> Figure:
+def curves_plot(
+    tasks: Sequence[str], n_curves: int = 40, seed: int = 0, raw: bool = True
+) -> Figure:
     """Raw learning curves of ``n_curves`` random configurations per task (one panel each);
     the true best configuration's curve in black. Perplexity axes are logarithmic and cut at
     three times the 99th percentile of the values shown."""
@@ -71,8 +83,11 @@ def curves_plot(tasks: Sequence[str], n_curves: int = 40, seed: int = 0,
 def rank_correlation_plot(corr: pd.DataFrame) -> Figure:
     """Spearman correlation of checkpoint ``k`` with the final value against ``k``
     (:func:`nmthpo.studies.multifidelity.study.rank_correlation`), one line per task."""
-    require_columns(corr, ("task", "checkpoint", "spearman"),
-                    "nmthpo.studies.multifidelity.study.rank_correlation")
+    require_columns(
+        corr,
+        ("task", "checkpoint", "spearman"),
+        "nmthpo.studies.multifidelity.study.rank_correlation",
+    )
     fig = Figure(figsize=(6.5, 3.2), layout="constrained")
     ax = fig.subplots()
     for t, g in corr.groupby("task", sort=False):
@@ -89,8 +104,11 @@ def rank_correlation_plot(corr: pd.DataFrame) -> Figure:
 def anytime_plot(anytime: pd.DataFrame, log_y: bool = False) -> Figure:
     """Mean regret of the recommendation against checkpoints spent, 95 % bands, one panel per
     task (:func:`nmthpo.studies.multifidelity.study.anytime_table`)."""
-    require_columns(anytime, ("task", "method", "checkpoints", "regret", "low", "high"),
-                    "nmthpo.studies.multifidelity.study.anytime_table")
+    require_columns(
+        anytime,
+        ("task", "method", "checkpoints", "regret", "low", "high"),
+        "nmthpo.studies.multifidelity.study.anytime_table",
+    )
     tasks = list(dict.fromkeys(anytime["task"]))
     fig, axes = _task_panels(len(tasks), 3.6, 2.8)
     for ax, t in zip(axes.ravel(), tasks, strict=False):
@@ -112,17 +130,24 @@ def anytime_plot(anytime: pd.DataFrame, log_y: bool = False) -> Figure:
 def survival_plot(surv: pd.DataFrame) -> Figure:
     """Share of trials in which the true best reached each rung, one panel per task
     (:func:`nmthpo.studies.multifidelity.study.survival_table`)."""
-    require_columns(surv, ("task", "method", "rungs"),
-                    "nmthpo.studies.multifidelity.study.survival_table")
+    require_columns(
+        surv, ("task", "method", "rungs"), "nmthpo.studies.multifidelity.study.survival_table"
+    )
     tasks = list(dict.fromkeys(surv["task"]))
     fig, axes = _task_panels(len(tasks), 3.6, 2.6)
     for ax, t in zip(axes.ravel(), tasks, strict=False):
         sub = surv[surv["task"] == t].dropna(axis=1, how="all")
         rungs = [c for c in sub.columns if c.startswith("rung ")]
-        x = [int(v) for v in str(sub["rungs"].iloc[0]).split(",")][:len(rungs)]
+        x = [int(v) for v in str(sub["rungs"].iloc[0]).split(",")][: len(rungs)]
         for _, row in sub.iterrows():
-            ax.plot(x, [row[c] for c in rungs], marker="o", ms=3, color=_colour(row["method"]),
-                    label=row["method"])
+            ax.plot(
+                x,
+                [row[c] for c in rungs],
+                marker="o",
+                ms=3,
+                color=_colour(row["method"]),
+                label=row["method"],
+            )
         ax.set_xscale("log")
         ax.set_xticks(x, [str(v) for v in x])
         ax.minorticks_off()

@@ -15,14 +15,21 @@ from matplotlib.figure import Figure
 from nmthpo.plots.style import METRIC_LABELS, grid_shape, hide_unused, shared_legend
 
 __all__ = [
-    "plot_front_evolution", "plot_hypervolume", "hypervolume_grid", "PARETO_COLOURS",
+    "plot_front_evolution",
+    "plot_hypervolume",
+    "hypervolume_grid",
+    "PARETO_COLOURS",
     "REGRET_ZERO",
 ]
 
 
 #: A fixed colour per multiobjective system (the Chapter 2 palette's BO/GB hues).
 PARETO_COLOURS: dict[str, str] = {
-    "rs": "#7f7f7f", "bo-m": "#1f77b4", "bo-r": "#ff7f0e", "gb-m": "#d62728", "gb-r": "#8c564b",
+    "rs": "#7f7f7f",
+    "bo-m": "#1f77b4",
+    "bo-r": "#ff7f0e",
+    "gb-m": "#d62728",
+    "gb-r": "#8c564b",
 }
 
 
@@ -56,14 +63,39 @@ def plot_front_evolution(data: Mapping[str, pd.DataFrame], title: str | None = N
         colours = colormaps["viridis"](np.linspace(0.15, 0.85, max(len(steps), 1)))
         for c, step in zip(colours, steps, strict=False):
             g = approx[approx["step"] == step].sort_values("bleu")
-            ax.step(g["bleu"], g["time"], where="pre", color=c, lw=1.2, marker="o", ms=3,
-                    label=f"step {int(step)}")
+            ax.step(
+                g["bleu"],
+                g["time"],
+                where="pre",
+                color=c,
+                lw=1.2,
+                marker="o",
+                ms=3,
+                label=f"step {int(step)}",
+            )
         ini = d[d["kind"] == "initial"]
-        ax.scatter(ini["bleu"], ini["time"], s=70, facecolors="none", edgecolors="gray",
-                   linewidths=1.2, label="initial Pareto set", zorder=3)
+        ax.scatter(
+            ini["bleu"],
+            ini["time"],
+            s=70,
+            facecolors="none",
+            edgecolors="gray",
+            linewidths=1.2,
+            label="initial Pareto set",
+            zorder=3,
+        )
         tru = d[d["kind"] == "true"]
-        ax.scatter(tru["bleu"], tru["time"], marker="*", s=110, color="#E1A100",
-                   edgecolors="black", linewidths=0.5, label="true Pareto set", zorder=4)
+        ax.scatter(
+            tru["bleu"],
+            tru["time"],
+            marker="*",
+            s=110,
+            color="#E1A100",
+            edgecolors="black",
+            linewidths=0.5,
+            label="true Pareto set",
+            zorder=4,
+        )
         ax.set_title(str(label))
         ax.set_xlabel("dev BLEU")
     axes[0].set_ylabel(METRIC_LABELS["dev_gpu_time"])
@@ -77,8 +109,7 @@ def plot_front_evolution(data: Mapping[str, pd.DataFrame], title: str | None = N
 REGRET_ZERO: float = 1e-9
 
 
-def _hv_panel(ax: Axes, bands: Mapping[str, pd.DataFrame], regret: bool,
-              relative: bool) -> None:
+def _hv_panel(ax: Axes, bands: Mapping[str, pd.DataFrame], regret: bool, relative: bool) -> None:
     key = "regret" if regret else "hv"
     for label, b in bands.items():
         cols = [f"{key}_q25", f"{key}_median", f"{key}_q75"]

@@ -14,7 +14,10 @@ from matplotlib.figure import Figure
 from nmthpo.plots.style import grid_shape, hide_unused, method_colour, shared_legend
 
 __all__ = [
-    "anytime_panels", "best_found_grid", "runtime_ecdf_plot", "average_rank_plot",
+    "anytime_panels",
+    "best_found_grid",
+    "runtime_ecdf_plot",
+    "average_rank_plot",
     "k_sensitivity_plot",
 ]
 
@@ -78,8 +81,13 @@ def runtime_ecdf_plot(ecdf: pd.DataFrame) -> Figure:
     fig = Figure(figsize=(6.0, 3.6), layout="constrained")
     ax = fig.subplots()
     for method, g in ecdf.groupby("method", sort=False):
-        ax.step(g["budget"], g["fraction"], where="post", color=method_colour(str(method)),
-                label=str(method))
+        ax.step(
+            g["budget"],
+            g["fraction"],
+            where="post",
+            color=method_colour(str(method)),
+            label=str(method),
+        )
     ax.set_xscale("log")
     ax.set_ylim(0, 1.01)
     ax.set_xlabel("evaluations")

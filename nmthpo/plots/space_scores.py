@@ -14,7 +14,10 @@ from matplotlib.figure import Figure
 from nmthpo.plots.style import grid_shape, hide_unused, shared_legend
 
 __all__ = [
-    "score_scatter", "faithfulness_curves", "preferred_size_plot", "calibration_plot",
+    "score_scatter",
+    "faithfulness_curves",
+    "preferred_size_plot",
+    "calibration_plot",
     "comparison_plot",
 ]
 
@@ -34,8 +37,11 @@ def _panels(n: int, ncols: int = 4, w: float = 3.4, h: float = 2.8) -> tuple[Fig
 
 
 def score_scatter(
-    frame: pd.DataFrame, budgets: Sequence[int], score: str = "mean-b-ei",
-    seed_size: int | None = None, repeat: int = 0,
+    frame: pd.DataFrame,
+    budgets: Sequence[int],
+    score: str = "mean-b-ei",
+    seed_size: int | None = None,
+    repeat: int = 0,
 ) -> Figure:
     """Predicted against empirical score of every candidate space, one panel per budget.
 
@@ -59,8 +65,9 @@ def score_scatter(
         for j, b in enumerate(budgets):
             ax = axes[i, j]
             g = sub[(sub[dom] == name) & (sub["budget"] == b)]
-            sc = ax.scatter(g["empirical"], g["predicted"], c=g[size], s=14, cmap="viridis",
-                            edgecolor="none")
+            sc = ax.scatter(
+                g["empirical"], g["predicted"], c=g[size], s=14, cmap="viridis", edgecolor="none"
+            )
             lo = float(min(g["empirical"].min(), g["predicted"].min()))
             hi = float(max(g["empirical"].max(), g["predicted"].max()))
             ax.plot([lo, hi], [lo, hi], color="#999999", lw=0.8, ls="--")
@@ -68,13 +75,15 @@ def score_scatter(
             ax.set_xlabel(f"empirical {score}", fontsize=8)
             ax.set_ylabel(f"predicted {score}", fontsize=8)
     if sc is not None:
-        fig.colorbar(sc, ax=axes, label="rows" if size == "n_rows" else "volume fraction",
-                     shrink=0.8)
+        fig.colorbar(
+            sc, ax=axes, label="rows" if size == "n_rows" else "volume fraction", shrink=0.8
+        )
     return fig
 
 
-def faithfulness_curves(summary: pd.DataFrame, metrics: Sequence[str] = ("spearman",
-                                                                         "kendall_tau")) -> Figure:
+def faithfulness_curves(
+    summary: pd.DataFrame, metrics: Sequence[str] = ("spearman", "kendall_tau")
+) -> Figure:
     """Rank correlation of predicted and empirical scores against the budget.
 
     ``summary`` is :func:`nmthpo.studies.ariafar.results.faithfulness_summary`'s frame; one panel
@@ -90,16 +99,24 @@ def faithfulness_curves(summary: pd.DataFrame, metrics: Sequence[str] = ("spearm
         for k, (n, h) in enumerate(g.groupby("seed_size", sort=True)):
             colour = f"C{k}"
             for m, ls in zip(metrics, styles, strict=False):
-                ax.plot(h["budget"], h[m], ls, color=colour, lw=1.3,
-                        label=f"n={n}" if m == metrics[0] else None)
+                ax.plot(
+                    h["budget"],
+                    h[m],
+                    ls,
+                    color=colour,
+                    lw=1.3,
+                    label=f"n={n}" if m == metrics[0] else None,
+                )
         ax.axhline(0, color="#999999", lw=0.8)
         ax.set_xscale("log")
         ax.set_ylim(-1, 1)
         ax.set_title(str(name))
         ax.set_xlabel("budget b")
         ax.set_ylabel(" / ".join(metrics))
-    kinds = ", ".join(f"{ls_name}: {m}" for ls_name, m in zip(("solid", "dashed", "dotted"),
-                                                              metrics, strict=False))
+    kinds = ", ".join(
+        f"{ls_name}: {m}"
+        for ls_name, m in zip(("solid", "dashed", "dotted"), metrics, strict=False)
+    )
     shared_legend(fig, axes.ravel()[0], title=f"seed size ({kinds})")
     hide_unused(axes, len(names))
     return fig
@@ -161,10 +178,24 @@ def comparison_plot(summary: pd.DataFrame, label_a: str, label_b: str) -> Figure
     fig = Figure(figsize=(5.4, 3.4), layout="constrained")
     ax = fig.subplots()
     for col, name, colour in (("a", label_a, "C0"), ("b", label_b, "C3")):
-        ax.plot(summary["budget"], summary[f"predicted_{col}"], "-", marker="o", ms=3,
-                color=colour, label=f"{name}, predicted")
-        ax.plot(summary["budget"], summary[f"empirical_{col}"], "--", marker="s", ms=3,
-                color=colour, label=f"{name}, empirical")
+        ax.plot(
+            summary["budget"],
+            summary[f"predicted_{col}"],
+            "-",
+            marker="o",
+            ms=3,
+            color=colour,
+            label=f"{name}, predicted",
+        )
+        ax.plot(
+            summary["budget"],
+            summary[f"empirical_{col}"],
+            "--",
+            marker="s",
+            ms=3,
+            color=colour,
+            label=f"{name}, empirical",
+        )
     ax.set_xscale("log")
     ax.set_xlabel("budget b")
     ax.set_ylabel("expected best dev BLEU")

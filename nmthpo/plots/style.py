@@ -15,8 +15,14 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 __all__ = [
-    "grid_shape", "hide_unused", "method_colour", "require_columns", "shared_legend",
-    "LEGEND_FONTSIZE", "METRIC_LABELS", "METHOD_COLOURS",
+    "grid_shape",
+    "hide_unused",
+    "method_colour",
+    "require_columns",
+    "shared_legend",
+    "LEGEND_FONTSIZE",
+    "METRIC_LABELS",
+    "METHOD_COLOURS",
 ]
 
 
@@ -49,9 +55,16 @@ def hide_unused(axes: np.ndarray, used: int) -> None:
 #: Each -M/-R pair has two clearly different hues (blue/orange, red/brown, green/olive), so
 #: the kernels stay apart in print and for colour-blind readers.
 METHOD_COLOURS: dict[str, str] = {
-    "rs": "#7f7f7f", "bo-ei-m": "#1f77b4", "bo-ei-r": "#ff7f0e", "gb-ei-m": "#d62728",
-    "gb-ei-r": "#8c564b", "gb-eif-m": "#2ca02c", "gb-eif-r": "#bcbd22", "ga": "#9467bd",
-    "bo-ei-m-mcmc": "#17becf", "gb-eif-text-m": "#e377c2",
+    "rs": "#7f7f7f",
+    "bo-ei-m": "#1f77b4",
+    "bo-ei-r": "#ff7f0e",
+    "gb-ei-m": "#d62728",
+    "gb-ei-r": "#8c564b",
+    "gb-eif-m": "#2ca02c",
+    "gb-eif-r": "#bcbd22",
+    "ga": "#9467bd",
+    "bo-ei-m-mcmc": "#17becf",
+    "gb-eif-text-m": "#e377c2",
 }
 
 
@@ -71,8 +84,9 @@ def require_columns(frame: pd.DataFrame, cols: Sequence[str], source: str) -> No
 LEGEND_FONTSIZE = 9
 
 
-def shared_legend(fig: Figure, axes: Axes | np.ndarray, ncols: int | None = None,
-                  title: str | None = None) -> None:
+def shared_legend(
+    fig: Figure, axes: Axes | np.ndarray, ncols: int | None = None, title: str | None = None
+) -> None:
     """One legend for a whole panel grid, below the panels: the union of the labelled artists
     of ``axes`` (one panel or an array of panels), first occurrence of each label kept.
 
@@ -86,6 +100,13 @@ def shared_legend(fig: Figure, axes: Axes | np.ndarray, ncols: int | None = None
             seen.setdefault(lab, h)
     if not seen:
         return
-    fig.legend(list(seen.values()), list(seen), loc="outside lower center",
-               ncols=ncols or min(len(seen), 8), fontsize=LEGEND_FONTSIZE, frameon=False,
-               title=title, title_fontsize=LEGEND_FONTSIZE)
+    fig.legend(
+        list(seen.values()),
+        list(seen),
+        loc="outside lower center",
+        ncols=ncols or min(len(seen), 8),
+        fontsize=LEGEND_FONTSIZE,
+        frameon=False,
+        title=title,
+        title_fontsize=LEGEND_FONTSIZE,
+    )

@@ -45,8 +45,10 @@ def glue_values(values: Mapping[str, Any]) -> dict[str, str]:
     out = {}
     for key, value in values.items():
         if not isinstance(value, str):
-            raise TypeError(f"glue {key!r}: give a formatted string, not {type(value).__name__}"
-                            " (use nmthpo.engine.numbers.fmt)")
+            raise TypeError(
+                f"glue {key!r}: give a formatted string, not {type(value).__name__}"
+                " (use nmthpo.engine.numbers.fmt)"
+            )
         glue(key, Glued(value), display=False)
         out[key] = value
     return out
@@ -58,11 +60,13 @@ def banner_text(chapter: str, given: Mapping[str, Any]) -> str | None:
     if not diff:
         return None
     lines = [f"> - `{k}` = `{v!r}` (published: `{p!r}`)" for k, (v, p) in diff.items()]
-    return ("> **Not the published parameters.** This chapter was executed with parameters "
-            "that differ from the published book:\n>\n" + "\n".join(lines) + "\n>\n"
-            "> The narrative describes the published run. The tables, figures and claims below "
-            "are computed for the parameters given; a claim the run cannot judge (fewer tasks, "
-            "methods or trials than it refers to) is marked *not testable* with the reason.")
+    return (
+        "> **Not the published parameters.** This chapter was executed with parameters "
+        "that differ from the published book:\n>\n" + "\n".join(lines) + "\n>\n"
+        "> The narrative describes the published run. The tables, figures and claims below "
+        "are computed for the parameters given; a claim the run cannot judge (fewer tasks, "
+        "methods or trials than it refers to) is marked *not testable* with the reason."
+    )
 
 
 def published_banner(chapter: str, namespace: Mapping[str, Any]) -> None:

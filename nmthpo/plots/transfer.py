@@ -13,23 +13,35 @@ from matplotlib.figure import Figure
 from nmthpo.plots.style import grid_shape, hide_unused, require_columns, shared_legend
 
 __all__ = [
-    "transfer_curves_plot", "transfer_summary_plot", "target_weight_plot", "overhead_plot",
-    "TRANSFER_COLOURS", "TRANSFER_VALUE_LABELS",
+    "transfer_curves_plot",
+    "transfer_summary_plot",
+    "target_weight_plot",
+    "overhead_plot",
+    "TRANSFER_COLOURS",
+    "TRANSFER_VALUE_LABELS",
 ]
 
 
 #: A fixed colour per transfer method; the ``-ms`` (source-only) ablations share their
 #: method's colour and are drawn dashed.
 TRANSFER_COLOURS: dict[str, str] = {
-    "rs": "#7f7f7f", "igp": "#1f77b4", "scot": "#8c564b", "sgpr": "#e377c2",
-    "pogpe": "#bcbd22", "tst": "#17becf", "tstm": "#9edae5", "rgpe": "#ff7f0e",
+    "rs": "#7f7f7f",
+    "igp": "#1f77b4",
+    "scot": "#8c564b",
+    "sgpr": "#e377c2",
+    "pogpe": "#bcbd22",
+    "tst": "#17becf",
+    "tstm": "#9edae5",
+    "rgpe": "#ff7f0e",
     "transbo": "#d62728",
 }
 
 #: Axis labels of the transfer curves.
 TRANSFER_VALUE_LABELS: dict[str, str] = {
-    "rank": "average rank (1 = best)", "adtm": "ADTM (Eq. 9)",
-    "mean": "target weight p^T", "cum_seconds": "cumulative suggestion time (s)",
+    "rank": "average rank (1 = best)",
+    "adtm": "ADTM (Eq. 9)",
+    "mean": "target weight p^T",
+    "cum_seconds": "cumulative suggestion time (s)",
 }
 
 
@@ -54,8 +66,9 @@ def _transfer_panel(ax: Axes, curves: pd.DataFrame, value: str) -> None:
         ax.invert_yaxis()
 
 
-def transfer_curves_plot(curves: pd.DataFrame, value: str = "rank", title: str | None = None,
-                         log_y: bool = False) -> Figure:
+def transfer_curves_plot(
+    curves: pd.DataFrame, value: str = "rank", title: str | None = None, log_y: bool = False
+) -> Figure:
     """Average rank or ADTM over trials: one panel per target (if ``curves`` has a ``target``
     column, e.g. ``average_rank(frame, per_target=True)``) or one aggregated panel.
 
@@ -81,8 +94,9 @@ def transfer_curves_plot(curves: pd.DataFrame, value: str = "rank", title: str |
     return fig
 
 
-def transfer_summary_plot(ranks: pd.DataFrame, adtms: pd.DataFrame,
-                          title: str | None = None) -> Figure:
+def transfer_summary_plot(
+    ranks: pd.DataFrame, adtms: pd.DataFrame, title: str | None = None
+) -> Figure:
     """Aggregated average rank (left) and ADTM (right, log scale) over trials."""
     require_columns(ranks, ("method", "step", "rank"), "nmthpo.engine.ranks.average_rank")
     require_columns(adtms, ("method", "step", "adtm"), "nmthpo.engine.ranks.adtm")
@@ -113,8 +127,9 @@ def target_weight_plot(weights: pd.DataFrame, title: str | None = None) -> Figur
             continue
         col, ls = _transfer_style(str(method))
         ax.plot(g["step"], g["mean"], ls, color=col, lw=1.6, label=str(method))
-        ax.fill_between(g["step"], g["mean"] - g["std"], g["mean"] + g["std"], color=col,
-                        alpha=0.12)
+        ax.fill_between(
+            g["step"], g["mean"] - g["std"], g["mean"] + g["std"], color=col, alpha=0.12
+        )
     ax.set_ylim(-0.02, 1.02)
     ax.set_xlabel("trials (target evaluations)")
     ax.set_ylabel(TRANSFER_VALUE_LABELS["mean"])
@@ -131,8 +146,9 @@ def overhead_plot(overhead: pd.DataFrame, title: str | None = None) -> Figure:
     :func:`nmthpo.studies.li_transbo.study.overhead_variant_curves`', whose variants are drawn
     dotted).
     """
-    require_columns(overhead, ("method", "step", "cum_seconds"),
-          "nmthpo.engine.ranks.overhead_curve")
+    require_columns(
+        overhead, ("method", "step", "cum_seconds"), "nmthpo.engine.ranks.overhead_curve"
+    )
     fig = Figure(figsize=(6.0, 3.6), layout="constrained")
     ax = fig.subplots()
     pos = overhead[overhead["cum_seconds"] > 0]

@@ -73,32 +73,51 @@ class Change:
 #: Every number known to have moved since the last published text.
 CHANGES: tuple[Change, ...] = (
     Change(
-        "single-gb-eif-r-zh-en", "02_single_objective", "Table 3: GB-EIF-R mean ftb on zh-en",
-        "zh-en", "1a7ef82^", "results/single/gb-eif-r__zh-en__bleu__s0__e6fb2d64e02ce214.parquet",
+        "single-gb-eif-r-zh-en",
+        "02_single_objective",
+        "Table 3: GB-EIF-R mean ftb on zh-en",
+        "zh-en",
+        "1a7ef82^",
+        "results/single/gb-eif-r__zh-en__bleu__s0__e6fb2d64e02ce214.parquet",
         "single/gb-eif-r__zh-en__bleu__s0__e6fb2d64e02ce214.parquet",
         "commit 80ab63e: GB-EIF labels one tied pivot as the authors' released code does (it "
         "labelled every row tied at the best BLEU before); on zh-en three rows tie at the best "
-        "BLEU, so the expected-influence labels differ at many steps"),
+        "BLEU, so the expected-influence labels differ at many steps",
+    ),
     Change(
-        "single-gb-eif-m-zh-en", "02_single_objective", "Table 3: GB-EIF-M mean ftb on zh-en",
-        "zh-en", "1a7ef82^", "results/single/gb-eif-m__zh-en__bleu__s0__5104feafd08e5718.parquet",
+        "single-gb-eif-m-zh-en",
+        "02_single_objective",
+        "Table 3: GB-EIF-M mean ftb on zh-en",
+        "zh-en",
+        "1a7ef82^",
+        "results/single/gb-eif-m__zh-en__bleu__s0__5104feafd08e5718.parquet",
         "single/gb-eif-m__zh-en__bleu__s0__5104feafd08e5718.parquet",
-        "commit 80ab63e: the tied pivot of the authors' code (as for GB-EIF-R)"),
+        "commit 80ab63e: the tied pivot of the authors' code (as for GB-EIF-R)",
+    ),
     Change(
-        "k-sweep-gb-eif-m-zh-en", "02_single_objective",
-        "k sweep: GB-EIF-M mean ftb at the rule's k on zh-en (30 trials)", "zh-en",
-        "1a7ef82^", "results/single/gb-eif-m__zh-en__bleu__s0__5104feafd08e5718.parquet",
+        "k-sweep-gb-eif-m-zh-en",
+        "02_single_objective",
+        "k sweep: GB-EIF-M mean ftb at the rule's k on zh-en (30 trials)",
+        "zh-en",
+        "1a7ef82^",
+        "results/single/gb-eif-m__zh-en__bleu__s0__5104feafd08e5718.parquet",
         "single/gb-eif-m__zh-en__bleu__s0__5104feafd08e5718.parquet",
         "commit 80ab63e: the tied pivot of the authors' code (the sweep's rule-k entry reads "
-        "the first 30 Table 3 trials)", trials=30),
+        "the first 30 Table 3 trials)",
+        trials=30,
+    ),
     Change(
-        "ga-minus-gb-eif-m-zh-en", "05_genetic_algorithm",
-        "Chapter 5's protocol: GA minus GB-EIF-M mean ftb on zh-en (its sign)", "zh-en",
-        "1a7ef82^", "results/single/gb-eif-m__zh-en__bleu__s0__5104feafd08e5718.parquet",
+        "ga-minus-gb-eif-m-zh-en",
+        "05_genetic_algorithm",
+        "Chapter 5's protocol: GA minus GB-EIF-M mean ftb on zh-en (its sign)",
+        "zh-en",
+        "1a7ef82^",
+        "results/single/gb-eif-m__zh-en__bleu__s0__5104feafd08e5718.parquet",
         "single/gb-eif-m__zh-en__bleu__s0__5104feafd08e5718.parquet",
         "commit 80ab63e: GB-EIF-M's tied pivot moved its zh-en runs (the GA's runs did not "
         "change); the difference is computed against the same GA runs before and after",
-        minus="single/ga__zh-en__bleu__s0__a390d49bfd93d8e0.parquet"),
+        minus="single/ga__zh-en__bleu__s0__a390d49bfd93d8e0.parquet",
+    ),
 )
 
 
@@ -116,12 +135,16 @@ def old_run(change: Change, root: Path | None = None) -> pd.DataFrame:
     path = folder / f"{change.id}.parquet"
     side = folder / f"{change.id}.json"
     if not path.is_file() or not side.is_file():
-        raise FileNotFoundError(f"{path} is missing; write it with `python "
-                                "tools/extract_changes.py` (reads the git history)")
+        raise FileNotFoundError(
+            f"{path} is missing; write it with `python "
+            "tools/extract_changes.py` (reads the git history)"
+        )
     meta = json.loads(side.read_text(encoding="utf-8"))
     if (meta.get("commit"), meta.get("path")) != (change.commit, change.path):
-        raise ValueError(f"{side} names {meta.get('commit')}:{meta.get('path')}, not "
-                         f"{change.commit}:{change.path}; re-run tools/extract_changes.py")
+        raise ValueError(
+            f"{side} names {meta.get('commit')}:{meta.get('path')}, not "
+            f"{change.commit}:{change.path}; re-run tools/extract_changes.py"
+        )
     if meta.get("sha256") != sha256_file(path):
         raise ValueError(f"{path} does not match its checksum; re-run tools/extract_changes.py")
     return pd.read_parquet(path)
@@ -135,8 +158,7 @@ def per_trial_ftb(frame: pd.DataFrame, task: str) -> np.ndarray:
     return per.sort_values("trial")["ftb"].to_numpy(dtype=float)
 
 
-def changes_table(changes: tuple[Change, ...] = CHANGES, root: Path | None = None
-                  ) -> pd.DataFrame:
+def changes_table(changes: tuple[Change, ...] = CHANGES, root: Path | None = None) -> pd.DataFrame:
     """One row per change: the old and new value, new - old with its paired 95 % interval."""
     base = root or results_dir()
     rows = []
@@ -149,9 +171,15 @@ def changes_table(changes: tuple[Change, ...] = CHANGES, root: Path | None = Non
             old, new = other[:n] - old[:n], other[:n] - new[:n]
         n = min(len(old), len(new), ch.trials or len(old))
         est, lo, hi = paired_difference(new[:n], old[:n])
-        rows.append({"chapter": ch.chapter[:2], "number": ch.what,
-                     "old": fmt(old[:n].mean(), "evaluations"),
-                     "new": fmt(new[:n].mean(), "evaluations"),
-                     "new - old [95% CI]": fmt_interval(est, lo, hi, "evaluations"),
-                     "trials": n, "cause": ch.cause})
+        rows.append(
+            {
+                "chapter": ch.chapter[:2],
+                "number": ch.what,
+                "old": fmt(old[:n].mean(), "evaluations"),
+                "new": fmt(new[:n].mean(), "evaluations"),
+                "new - old [95% CI]": fmt_interval(est, lo, hi, "evaluations"),
+                "trials": n,
+                "cause": ch.cause,
+            }
+        )
     return pd.DataFrame(rows).set_index("number")

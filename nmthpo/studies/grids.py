@@ -3,7 +3,7 @@
 The book's chapters read long experiments from the repository's ``results/`` (the book's cache,
 :func:`nmthpo.engine.cache.results_dir`). This module names, once, every grid that fills it:
 ``make results`` (``tools/make_results.py``) computes exactly these grids, the notebooks'
-published parameters equal them (``tests/test_grids.py`` checks it) and the notebooks read
+published parameters equal them (``tests/studies/test_grids.py`` checks it) and the notebooks read
 their runs through :func:`run_one` / :func:`grid_runs`.
 
 =================  =======  ====================================================================
@@ -130,37 +130,81 @@ class RunGrid:
 #: Every grid of runner calls the book reads (see the module docstring).
 RUN_GRIDS: dict[str, RunGrid] = {
     "single": RunGrid(2, "single", METHODS, NMTHPO_TASKS, 100, options={"record_mse": True}),
-    "figure6": RunGrid(2, "figure6", METHODS, ("ja-en",), 100,
-                       options={"budget": 100, "stop": "none", "record_mse": True}),
-    "graph_k": RunGrid(2, "graph_k", ("gb-ei-m", "gb-eif-m"), SMALL_TASKS, 30,
-                       variants=tuple({"k": k} for k in GRAPH_K_VALUES)),
+    "figure6": RunGrid(
+        2,
+        "figure6",
+        METHODS,
+        ("ja-en",),
+        100,
+        options={"budget": 100, "stop": "none", "record_mse": True},
+    ),
+    "graph_k": RunGrid(
+        2,
+        "graph_k",
+        ("gb-ei-m", "gb-eif-m"),
+        SMALL_TASKS,
+        30,
+        variants=tuple({"k": k} for k in GRAPH_K_VALUES),
+    ),
     "eif_text": RunGrid(2, "eif_text", ("gb-eif-text-m",), SMALL_TASKS, 30),
     # GP-BO's fast refit schedule on Table 3's trials (same seed, trials and options as
     # ``single``, which holds the exact schedule: paired by trial)
-    "refit": RunGrid(2, "refit", ("bo-ei-m", "bo-ei-r"), NMTHPO_TASKS, 100,
-                     options={"record_mse": True}, variants=({"schedule": "fast"},)),
+    "refit": RunGrid(
+        2,
+        "refit",
+        ("bo-ei-m", "bo-ei-r"),
+        NMTHPO_TASKS,
+        100,
+        options={"record_mse": True},
+        variants=({"schedule": "fast"},),
+    ),
     # Chapter 2's graph-discrepancy experiments (nmthpo.studies.zhang_duh.graph_discrepancy),
     # 20 trials
     # the earlier all-ties labelling in Table 3's protocol (what Table 3's GB-EIF-M was before)
-    "gd_ties": RunGrid(2, "graph_discrepancy", ("gb-eif-m",), NMTHPO_TASKS, 100,
-                       options={"record_mse": True}, variants=({"eif_mode": "gbopt-ties"},)),
-    "gd_labels": RunGrid(2, "graph_discrepancy", ("gb-eif-m",), SMALL_TASKS, 20,
-                         variants=({"eif_mode": "monotone"},)),
+    "gd_ties": RunGrid(
+        2,
+        "graph_discrepancy",
+        ("gb-eif-m",),
+        NMTHPO_TASKS,
+        100,
+        options={"record_mse": True},
+        variants=({"eif_mode": "gbopt-ties"},),
+    ),
+    "gd_labels": RunGrid(
+        2, "graph_discrepancy", ("gb-eif-m",), SMALL_TASKS, 20, variants=({"eif_mode": "monotone"},)
+    ),
     # the paper-era BO also on the two large tables, so that "4 of 6" can be counted on six
     "gd_bo": RunGrid(2, "graph_discrepancy", ("bo-ei-m-mcmc",), NMTHPO_TASKS, 20),
-    "gd_bo_rare": RunGrid(2, "graph_discrepancy", ("bo-ei-m",), SMALL_TASKS, 20,
-                          variants=({"refit_every": 10, "restarts": 0},)),
-    "gd_gbei": RunGrid(2, "graph_discrepancy", ("gb-ei-m",), SMALL_TASKS, 20,
-                       variants=({"ei_scale": 0.1}, {"ei_scale": 0.3}, {"ei_scale": 3.0},
-                                 {"eps": 1.0})),
-    "pareto": RunGrid(3, "pareto", PAPER_METHODS, NMTHPO_TASKS, 100,
-                      options={"objective": "pareto"}),
+    "gd_bo_rare": RunGrid(
+        2,
+        "graph_discrepancy",
+        ("bo-ei-m",),
+        SMALL_TASKS,
+        20,
+        variants=({"refit_every": 10, "restarts": 0},),
+    ),
+    "gd_gbei": RunGrid(
+        2,
+        "graph_discrepancy",
+        ("gb-ei-m",),
+        SMALL_TASKS,
+        20,
+        variants=({"ei_scale": 0.1}, {"ei_scale": 0.3}, {"ei_scale": 3.0}, {"eps": 1.0}),
+    ),
+    "pareto": RunGrid(
+        3, "pareto", PAPER_METHODS, NMTHPO_TASKS, 100, options={"objective": "pareto"}
+    ),
     # the GA as an ask/tell optimiser in Table 3's protocol: the same cache as ``single``
-    "ga_protocol": RunGrid(5, "single", ("ga",), NMTHPO_TASKS, 100,
-                           options={"record_mse": True}),
+    "ga_protocol": RunGrid(5, "single", ("ga",), NMTHPO_TASKS, 100, options={"record_mse": True}),
     # the tutorial: two of Optuna's samplers through the adapter, 20 paired trials
-    "own_optimizer": RunGrid(8, "own_optimizer", ("optuna:TPESampler", "optuna:GPSampler"),
-                             NMTHPO_TASKS, 20, variants=({"n_startup_trials": 3},)),
+    "own_optimizer": RunGrid(
+        8,
+        "own_optimizer",
+        ("optuna:TPESampler", "optuna:GPSampler"),
+        NMTHPO_TASKS,
+        20,
+        variants=({"n_startup_trials": 3},),
+    ),
 }
 
 
@@ -184,9 +228,11 @@ def compare_baselines() -> dict[str, BaselineSet]:
         folders = {g.folder for g in grids}
         objectives = {g.options.get("objective", "bleu") for g in grids}
         if len(folders) != 1 or objectives != {objective}:
-            raise ValueError(f"compare baselines of {objective!r}: experiments {list(names)} "
-                             f"must share one folder and the objective (folders "
-                             f"{sorted(folders)}, objectives {sorted(objectives)})")
+            raise ValueError(
+                f"compare baselines of {objective!r}: experiments {list(names)} "
+                f"must share one folder and the objective (folders "
+                f"{sorted(folders)}, objectives {sorted(objectives)})"
+            )
         methods = tuple(dict.fromkeys(m for g in grids for m in g.methods))
         out[objective] = BaselineSet(methods, folders.pop())
     return out
@@ -208,8 +254,14 @@ class GATables:
 
 GA_TABLES = GATables(
     folder="ga",
-    params={"task": "ja-en", "target": 16.0, "init_pops": (5, 10, 15, 20, 25),
-            "iterations": 1000, "trials": 3, "seed": 0},
+    params={
+        "task": "ja-en",
+        "target": 16.0,
+        "init_pops": (5, 10, 15, 20, 25),
+        "iterations": 1000,
+        "trials": 3,
+        "seed": 0,
+    },
     kinds={"rules": {}, "variants": {"with_se": True}, "long": {}},
 )
 
@@ -301,9 +353,17 @@ SCORING: Mapping[str, Any] = {
 MULTIFIDELITY: Mapping[str, Any] = {
     "finetune_tasks": LC_FINETUNE_TASKS,
     "scratch_tasks": LC_SCRATCH_TASKS,
-    "methods": ("rs", "sh", "hb", "asha", "bohb", "sh-upstream",
-                "optuna-pruner:SuccessiveHalvingPruner", "optuna-pruner:HyperbandPruner",
-                "optuna-pruner:MedianPruner"),
+    "methods": (
+        "rs",
+        "sh",
+        "hb",
+        "asha",
+        "bohb",
+        "sh-upstream",
+        "optuna-pruner:SuccessiveHalvingPruner",
+        "optuna-pruner:HyperbandPruner",
+        "optuna-pruner:MedianPruner",
+    ),
     "scratch_methods": ("rs", "sh", "hb", "asha", "bohb", "sh-upstream"),
     "trials": 100,
     "seed": 0,
@@ -324,9 +384,23 @@ FOLDERS: dict[str, str] = {
 
 #: The experiments of ``make results``, in the order it computes them.
 EXPERIMENTS: tuple[str, ...] = (
-    "single", "ga", "figure6", "graph_k", "eif_text", "refit", "gd_ties", "gd_labels",
-    "gd_bo", "gd_bo_rare", "gd_gbei", "pareto", "scoring", "transfer", "own_optimizer",
-    "multifidelity", "claims",
+    "single",
+    "ga",
+    "figure6",
+    "graph_k",
+    "eif_text",
+    "refit",
+    "gd_ties",
+    "gd_labels",
+    "gd_bo",
+    "gd_bo_rare",
+    "gd_gbei",
+    "pareto",
+    "scoring",
+    "transfer",
+    "own_optimizer",
+    "multifidelity",
+    "claims",
 )
 
 
@@ -398,8 +472,17 @@ def run_one(
     kw = {**g.options, **options}
     sets = dict(settings or {})
     spec = RunSpec(method, task, seed=seed, settings=sets, **kw)
-    return run(method, task, trials=trials, seed=seed, settings=sets, jobs=jobs,
-               cache_dir=run_cache_dir(g.folder, spec, trials), progress=progress, **kw)
+    return run(
+        method,
+        task,
+        trials=trials,
+        seed=seed,
+        settings=sets,
+        jobs=jobs,
+        cache_dir=run_cache_dir(g.folder, spec, trials),
+        progress=progress,
+        **kw,
+    )
 
 
 def grid_runs(
@@ -421,11 +504,17 @@ def grid_runs(
     ms = g.methods if methods is None else tuple(methods)
     ts = g.tasks if tasks is None else tuple(tasks)
     if not ms or not ts:
-        raise ValueError(f"{experiment}: name at least one method and one task "
-                         f"(got methods={list(ms)}, tasks={list(ts)})")
-    return {(m, t): run_one(experiment, m, t, trials, seed, jobs=jobs, progress=progress,
-                            **options).frame
-            for t in ts for m in ms}
+        raise ValueError(
+            f"{experiment}: name at least one method and one task "
+            f"(got methods={list(ms)}, tasks={list(ts)})"
+        )
+    return {
+        (m, t): run_one(
+            experiment, m, t, trials, seed, jobs=jobs, progress=progress, **options
+        ).frame
+        for t in ts
+        for m in ms
+    }
 
 
 def ga_tables_dir(**params: Any) -> Path:
@@ -436,8 +525,9 @@ def ga_tables_dir(**params: Any) -> Path:
     """
     published = {k: list(v) if isinstance(v, tuple) else v for k, v in GA_TABLES.params.items()}
     given = {k: list(v) if isinstance(v, tuple) else v for k, v in params.items()}
-    same = {k: given.get(k, published[k]) for k in published} == published \
-        and set(given) <= set(published)
+    same = {k: given.get(k, published[k]) for k in published} == published and set(given) <= set(
+        published
+    )
     if writing_results() or same:
         return book_dir(GA_TABLES.folder)
     return user_dir(GA_TABLES.folder)

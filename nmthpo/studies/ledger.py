@@ -32,8 +32,20 @@ if TYPE_CHECKING:  # imported where used: `nmthpo claims --help` stays light
 
     from nmthpo.engine.claims import Claim, Finding
 
-__all__ = ["LEDGER_FILE", "PAPERS", "SOURCES", "all_claims", "all_findings", "count_text",
-           "counts", "glue_counts", "ledger", "read_ledger", "readable", "write_ledger"]
+__all__ = [
+    "LEDGER_FILE",
+    "PAPERS",
+    "SOURCES",
+    "all_claims",
+    "all_findings",
+    "count_text",
+    "counts",
+    "glue_counts",
+    "ledger",
+    "read_ledger",
+    "readable",
+    "write_ledger",
+]
 
 #: chapter -> the module holding its records.
 SOURCES: dict[str, str] = {
@@ -80,8 +92,9 @@ def all_findings(chapters: Sequence[str] | None = None) -> list[Finding]:
     return [f for ch in (chapters or SOURCES) for f in getattr(_module(ch), "FINDINGS", ())]
 
 
-def ledger(papers: Sequence[str] | None = None,
-           chapters: Sequence[str] | None = None) -> pd.DataFrame:
+def ledger(
+    papers: Sequence[str] | None = None, chapters: Sequence[str] | None = None
+) -> pd.DataFrame:
     """Evaluate every record on the book's published runs (one row per claim)."""
     import pandas as pd
 
@@ -127,12 +140,13 @@ def read_ledger(path: str | Path) -> pd.DataFrame:
 
     from nmthpo.engine.claims import LEDGER_COLUMNS
 
-    frame = pd.read_csv(path, keep_default_na=False, na_values={"ci_low": [""],
-                                                               "ci_high": [""]})
+    frame = pd.read_csv(path, keep_default_na=False, na_values={"ci_low": [""], "ci_high": [""]})
     missing = [c for c in LEDGER_COLUMNS if c not in frame.columns]
     if missing:
-        raise ValueError(f"{path} is not a claims ledger (columns {missing} missing); "
-                         "rewrite it with `make results` (--only claims)")
+        raise ValueError(
+            f"{path} is not a claims ledger (columns {missing} missing); "
+            "rewrite it with `make results` (--only claims)"
+        )
     return frame
 
 
@@ -148,14 +162,22 @@ def readable(frame: pd.DataFrame) -> pd.DataFrame:
             return "-"
         return f"[{fmt(float(lo))}, {fmt(float(hi))}]"
 
-    out = pd.DataFrame({
-        "id": frame["id"], "chapter": frame["chapter"].str.slice(0, 2),
-        "where": frame["where"], "statement": frame["statement"],
-        "paper": frame["paper_value"], "ours": frame["ours"].replace("", "-"),
-        "95% CI": frame.apply(interval, axis=1), "verdict": frame["verdict"],
-        "reason / explanation": [r if not e else f"{r}. Explanation: {e}"
-                                 for r, e in zip(frame["reason"], frame["explanation"],
-                                                 strict=True)]})
+    out = pd.DataFrame(
+        {
+            "id": frame["id"],
+            "chapter": frame["chapter"].str.slice(0, 2),
+            "where": frame["where"],
+            "statement": frame["statement"],
+            "paper": frame["paper_value"],
+            "ours": frame["ours"].replace("", "-"),
+            "95% CI": frame.apply(interval, axis=1),
+            "verdict": frame["verdict"],
+            "reason / explanation": [
+                r if not e else f"{r}. Explanation: {e}"
+                for r, e in zip(frame["reason"], frame["explanation"], strict=True)
+            ],
+        }
+    )
     return out.set_index("id")
 
 

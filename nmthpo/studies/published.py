@@ -1,9 +1,10 @@
 """The chapters' published parameters: what the book's narrative describes.
 
-Each chapter's ``parameters`` cell (papermill) holds these values; ``tests/test_published.py``
-checks that the two agree. A chapter re-executed with other parameters opens with a banner
-(:func:`nmthpo.plots.banner.published_banner`) naming the parameters that differ, and its claims
-tables are judged for the given parameters (:class:`nmthpo.engine.claims.Needs`).
+Each chapter's ``parameters`` cell (papermill) holds these values;
+``tests/studies/test_published.py`` checks that the two agree. A chapter re-executed with other
+parameters opens with a banner (:func:`nmthpo.plots.banner.published_banner`) naming the
+parameters that differ, and its claims tables are judged for the given parameters
+(:class:`nmthpo.engine.claims.Needs`).
 """
 
 from __future__ import annotations
@@ -106,12 +107,22 @@ PUBLISHED: dict[str, dict[str, Any]] = {
     "07_multifidelity": {
         "finetune_tasks": ["lc-finetune-fr-en", "lc-finetune-zh-en"],
         "scratch_tasks": [
-            "lc-scratch-zh-en", "lc-scratch-ru-en", "lc-scratch-ja-en", "lc-scratch-en-ja",
-            "lc-scratch-sw-en", "lc-scratch-so-en",
+            "lc-scratch-zh-en",
+            "lc-scratch-ru-en",
+            "lc-scratch-ja-en",
+            "lc-scratch-en-ja",
+            "lc-scratch-sw-en",
+            "lc-scratch-so-en",
         ],
         "methods": [
-            "rs", "sh", "hb", "asha", "bohb", "sh-upstream",
-            "optuna-pruner:SuccessiveHalvingPruner", "optuna-pruner:HyperbandPruner",
+            "rs",
+            "sh",
+            "hb",
+            "asha",
+            "bohb",
+            "sh-upstream",
+            "optuna-pruner:SuccessiveHalvingPruner",
+            "optuna-pruner:HyperbandPruner",
             "optuna-pruner:MedianPruner",
         ],
         "scratch_methods": ["rs", "sh", "hb", "asha", "bohb", "sh-upstream"],
@@ -127,8 +138,10 @@ PUBLISHED: dict[str, dict[str, Any]] = {
         "trials": 20,
         "seed": 0,
         "samplers": ["TPESampler", "GPSampler"],
-        "sampler_settings": {"TPESampler": {"n_startup_trials": 3},
-                             "GPSampler": {"n_startup_trials": 3}},
+        "sampler_settings": {
+            "TPESampler": {"n_startup_trials": 3},
+            "GPSampler": {"n_startup_trials": 3},
+        },
         "baselines": ["rs", "bo-ei-m", "bo-ei-r", "gb-eif-m", "gb-eif-r"],
         "ecdf_task": "sw-en",
     },

@@ -25,8 +25,20 @@ __all__ = [
 
 #: Packages whose versions the appendix lists.
 PACKAGES: tuple[str, ...] = (
-    "nmthpo", "numpy", "scipy", "pandas", "scikit-learn", "matplotlib", "optuna", "moocore",
-    "joblib", "dask", "papermill", "nbval", "jupyter-book", "sphinx",
+    "nmthpo",
+    "numpy",
+    "scipy",
+    "pandas",
+    "scikit-learn",
+    "matplotlib",
+    "optuna",
+    "moocore",
+    "joblib",
+    "dask",
+    "papermill",
+    "nbval",
+    "jupyter-book",
+    "sphinx",
 )
 
 
@@ -68,12 +80,14 @@ def chapter_parameters(chapters_dir: str | Path) -> pd.DataFrame:
             injected = papermill.iorw.load_notebook_node(str(path)).metadata.get("papermill", {})
             params = {k: v["default"] for k, v in defaults.items()}
             params.update({k: repr(v) for k, v in injected.get("parameters", {}).items()})
-            rows.extend({"chapter": path.stem, "parameter": k, "value": str(v)}
-                        for k, v in params.items())
+            rows.extend(
+                {"chapter": path.stem, "parameter": k, "value": str(v)} for k, v in params.items()
+            )
     finally:
         log.setLevel(level)
     return pd.DataFrame(rows, columns=["chapter", "parameter", "value"]).set_index(
-        ["chapter", "parameter"])
+        ["chapter", "parameter"]
+    )
 
 
 def data_manifest() -> pd.DataFrame:
@@ -82,17 +96,23 @@ def data_manifest() -> pd.DataFrame:
 
     data.verify()
     return pd.DataFrame(
-        [{"file": k, "sha256": v[:16] + "..."} for k, v in sorted(data.manifest().items())
-         if k.startswith("datasets/")]
+        [
+            {"file": k, "sha256": v[:16] + "..."}
+            for k, v in sorted(data.manifest().items())
+            if k.startswith("datasets/")
+        ]
     ).set_index("file")
 
 
 def machine() -> pd.DataFrame:
     """Platform, processor, CPU count, Python and the BLAS thread setting."""
-    return pd.Series({
-        "platform": platform.platform(),
-        "processor": platform.machine(),
-        "cpus": os.cpu_count(),
-        "python": sys.version.split()[0],
-        "BLAS threads (OPENBLAS_NUM_THREADS)": os.environ.get("OPENBLAS_NUM_THREADS", "unset"),
-    }, name="value").to_frame()
+    return pd.Series(
+        {
+            "platform": platform.platform(),
+            "processor": platform.machine(),
+            "cpus": os.cpu_count(),
+            "python": sys.version.split()[0],
+            "BLAS threads (OPENBLAS_NUM_THREADS)": os.environ.get("OPENBLAS_NUM_THREADS", "unset"),
+        },
+        name="value",
+    ).to_frame()

@@ -18,8 +18,14 @@ import json
 
 import pandas as pd
 
-__all__ = ["GRIDS_KEY", "MAKE_RESULTS_KEY", "MAKE_RESULTS_TARGET_MIN", "grid_totals",
-           "make_results_time", "speed_targets"]
+__all__ = [
+    "GRIDS_KEY",
+    "MAKE_RESULTS_KEY",
+    "MAKE_RESULTS_TARGET_MIN",
+    "grid_totals",
+    "make_results_time",
+    "speed_targets",
+]
 
 #: The key of ``results/timings.json`` that holds whole-grid wall times
 #: (``"<experiment> --jobs <n>"`` -> seconds).
@@ -79,13 +85,24 @@ def grid_totals() -> pd.DataFrame:
     for folder, runs in sorted(data.items()):
         if folder in (GRIDS_KEY, MAKE_RESULTS_KEY):
             continue
-        rows.append({"experiment": folder, "runs": len(runs),
-                     "minutes": round(sum(runs.values()) / 60, 1),
-                     "how": "sum of its runs (make results)"})
+        rows.append(
+            {
+                "experiment": folder,
+                "runs": len(runs),
+                "minutes": round(sum(runs.values()) / 60, 1),
+                "how": "sum of its runs (make results)",
+            }
+        )
     for label, seconds in sorted(data.get(GRIDS_KEY, {}).items()):
         name, _, how = label.partition(" ")
-        rows.append({"experiment": name, "runs": pd.NA, "minutes": round(seconds / 60, 1),
-                     "how": f"whole grid, one pool ({how})"})
+        rows.append(
+            {
+                "experiment": name,
+                "runs": pd.NA,
+                "minutes": round(seconds / 60, 1),
+                "how": f"whole grid, one pool ({how})",
+            }
+        )
     if not rows:
         return pd.DataFrame(columns=["runs", "minutes", "how"]).rename_axis("experiment")
     return pd.DataFrame(rows).set_index("experiment")
@@ -112,10 +129,15 @@ def make_results_time() -> pd.DataFrame:
     total = float(record["total"])
     order = {name: i for i, name in enumerate(EXPERIMENTS)}
     walls = sorted(record["experiments"].items(), key=lambda kv: order.get(kv[0], len(order)))
-    rows = [{"experiment": k, "minutes": round(v / 60, 1), "share": round(100 * v / total, 1)}
-            for k, v in walls]
+    rows = [
+        {"experiment": k, "minutes": round(v / 60, 1), "share": round(100 * v / total, 1)}
+        for k, v in walls
+    ]
     rows.append({"experiment": "total", "minutes": round(total / 60, 1), "share": 100.0})
     frame = pd.DataFrame(rows).set_index("experiment")
-    frame.attrs.update(jobs=int(record["jobs"]), from_scratch=bool(record["from_scratch"]),
-                       target_minutes=MAKE_RESULTS_TARGET_MIN)
+    frame.attrs.update(
+        jobs=int(record["jobs"]),
+        from_scratch=bool(record["from_scratch"]),
+        target_minutes=MAKE_RESULTS_TARGET_MIN,
+    )
     return frame

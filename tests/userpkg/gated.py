@@ -1,4 +1,4 @@
-"""GP-BO whose trials from the third on wait for a file (tests/test_interrupt.py).
+"""GP-BO whose trials from the third on wait for a file (tests/engine/test_runner_interrupt.py).
 
 ``GatedGPBO`` is ``bo-ei-m`` (:class:`nmthpo.optimizers.bo.GPBO`, Matern-5/2) with one more
 setting, ``gate``: a path. While that file does not exist, building the optimiser of trial 2 or
@@ -27,11 +27,19 @@ OPEN_TRIALS = 2
 class GatedGPBO(GPBO):
     """GP-BO (Matern-5/2, EI) whose trials >= 2 wait until the file ``gate`` exists."""
 
-    def __init__(self, X: np.ndarray, rng: np.random.Generator, objective: str = "bleu", *,
-                 gate: str = "", **settings: Any) -> None:
+    def __init__(
+        self,
+        X: np.ndarray,
+        rng: np.random.Generator,
+        objective: str = "bleu",
+        *,
+        gate: str = "",
+        **settings: Any,
+    ) -> None:
         super().__init__(X, rng, objective, **settings)
         entropy = getattr(getattr(rng.bit_generator, "seed_seq", None), "entropy", None)
-        trial = int(entropy[1]) if isinstance(entropy, (list, tuple)) and len(entropy) == 3 \
-            else 0  # not a runner's trial generator: never wait
+        trial = (
+            int(entropy[1]) if isinstance(entropy, (list, tuple)) and len(entropy) == 3 else 0
+        )  # not a runner's trial generator: never wait
         while gate and trial >= OPEN_TRIALS and not os.path.exists(gate):
             time.sleep(0.05)

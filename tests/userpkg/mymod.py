@@ -45,8 +45,18 @@ class MyTransfer(MyOptimizer):
 
     needs_sources = True
 
-    def __init__(self, X, rng, objective="bleu", *, sources=(), target_task=None,
-                 kernel="matern52", metafeatures=None, jitter=0.0):
+    def __init__(
+        self,
+        X,
+        rng,
+        objective="bleu",
+        *,
+        sources=(),
+        target_task=None,
+        kernel="matern52",
+        metafeatures=None,
+        jitter=0.0,
+    ):
         super().__init__(X, rng, objective, jitter)
         if not sources:
             raise ValueError("MyTransfer needs sources")

@@ -11,5 +11,11 @@ Optuna is imported only when an Optuna method is built.
 from nmthpo.optimizers.adapters.hpob import HPOBFunction, HPOBOptimizer, from_hpob
 from nmthpo.optimizers.adapters.optuna import OptunaSampler, from_name, sampler_names
 
-__all__ = ["HPOBFunction", "HPOBOptimizer", "OptunaSampler", "from_hpob", "from_name",
-           "sampler_names"]
+__all__ = [
+    "HPOBFunction",
+    "HPOBOptimizer",
+    "OptunaSampler",
+    "from_hpob",
+    "from_name",
+    "sampler_names",
+]

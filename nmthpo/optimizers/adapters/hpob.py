@@ -45,12 +45,17 @@ class HPOBFunction:
     def __init__(self, fn: Callable[..., Any], key: str | None = None) -> None:
         target = getattr(fn, "observe_and_suggest", fn)
         if not callable(target):
-            raise TypeError(f"from_hpob expects a function observe_and_suggest(X_obs, y_obs, "
-                            f"X_pen) -> int (or an object with that method), got {fn!r}")
-        if key is not None and (not isinstance(key, str) or not key
-                                or not all(c.isalnum() or c in "_.-" for c in key)):
-            raise ValueError(f"key must be a non-empty string of letters, digits, '_', '.' or "
-                             f"'-' (it becomes part of file names), got {key!r}")
+            raise TypeError(
+                f"from_hpob expects a function observe_and_suggest(X_obs, y_obs, "
+                f"X_pen) -> int (or an object with that method), got {fn!r}"
+            )
+        if key is not None and (
+            not isinstance(key, str) or not key or not all(c.isalnum() or c in "_.-" for c in key)
+        ):
+            raise ValueError(
+                f"key must be a non-empty string of letters, digits, '_', '.' or "
+                f"'-' (it becomes part of file names), got {key!r}"
+            )
         self.fn = fn
         self.key = key
         self._target = target
@@ -73,8 +78,13 @@ class HPOBFunction:
     def __hash__(self) -> int:
         return hash(self.name)
 
-    def __call__(self, X_obs: np.ndarray, y_obs: np.ndarray, X_pen: np.ndarray,
-                 rng: np.random.Generator | None = None) -> Any:
+    def __call__(
+        self,
+        X_obs: np.ndarray,
+        y_obs: np.ndarray,
+        X_pen: np.ndarray,
+        rng: np.random.Generator | None = None,
+    ) -> Any:
         if self.takes_rng:
             return self._target(X_obs, y_obs, X_pen, rng=rng)
         return self._target(X_obs, y_obs, X_pen)
@@ -90,8 +100,9 @@ class HPOBFunction:
 class HPOBOptimizerSettings:
     """Settings of :class:`HPOBOptimizer`."""
 
-    fn: Callable[..., Any] | None = setting(None, "the observe_and_suggest function (set by "
-                                            "from_hpob)")
+    fn: Callable[..., Any] | None = setting(
+        None, "the observe_and_suggest function (set by from_hpob)"
+    )
 
 
 class HPOBOptimizer(TableOptimizer):
@@ -111,12 +122,19 @@ class HPOBOptimizer(TableOptimizer):
     objectives = ("bleu",)
     Settings = HPOBOptimizerSettings
 
-    def __init__(self, X: np.ndarray, rng: np.random.Generator, objective: str = "bleu",
-                 fn: Callable[..., Any] | None = None) -> None:
+    def __init__(
+        self,
+        X: np.ndarray,
+        rng: np.random.Generator,
+        objective: str = "bleu",
+        fn: Callable[..., Any] | None = None,
+    ) -> None:
         super().__init__(X, rng, objective)
         if fn is None:
-            raise ValueError("HPOBOptimizer needs fn=observe_and_suggest; build the method "
-                             "with nmthpo.optimizers.adapters.from_hpob(fn)")
+            raise ValueError(
+                "HPOBOptimizer needs fn=observe_and_suggest; build the method "
+                "with nmthpo.optimizers.adapters.from_hpob(fn)"
+            )
         self.fn = fn if isinstance(fn, HPOBFunction) else HPOBFunction(fn)
 
     def ask(self) -> int:
@@ -127,11 +145,15 @@ class HPOBOptimizer(TableOptimizer):
         try:
             k = int(np.asarray(choice).item())
         except (TypeError, ValueError):
-            raise ValueError(f"{self.fn.name} returned {choice!r}; observe_and_suggest must "
-                             f"return an integer index into X_pen") from None
+            raise ValueError(
+                f"{self.fn.name} returned {choice!r}; observe_and_suggest must "
+                f"return an integer index into X_pen"
+            ) from None
         if not 0 <= k < pending.size:
-            raise ValueError(f"{self.fn.name} returned index {k}, outside X_pen "
-                             f"(0..{pending.size - 1}); return an index into X_pen, not a row id")
+            raise ValueError(
+                f"{self.fn.name} returned index {k}, outside X_pen "
+                f"(0..{pending.size - 1}); return an index into X_pen, not a row id"
+            )
         return int(pending[k])
 
 
@@ -154,7 +176,15 @@ def from_hpob(fn: Callable[..., Any], key: str | None = None) -> MethodSpec:
         :func:`nmthpo.optimizers.registry.register` accepts and the runner runs with any number
         of workers.
     """
-    wrapped = fn if isinstance(fn, HPOBFunction) and key is None else \
-        HPOBFunction(getattr(fn, "fn", fn) if isinstance(fn, HPOBFunction) else fn, key)
-    return MethodSpec(__name__, "HPOBOptimizer", {"fn": wrapped}, ("bleu",),
-                      f"HPO-B style function {wrapped.name}")
+    wrapped = (
+        fn
+        if isinstance(fn, HPOBFunction) and key is None
+        else HPOBFunction(getattr(fn, "fn", fn) if isinstance(fn, HPOBFunction) else fn, key)
+    )
+    return MethodSpec(
+        __name__,
+        "HPOBOptimizer",
+        {"fn": wrapped},
+        ("bleu",),
+        f"HPO-B style function {wrapped.name}",
+    )

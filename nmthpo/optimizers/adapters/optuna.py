@@ -106,8 +106,12 @@ def sampler_names() -> list[str]:
     out = []
     for name in dir(samplers):
         obj = getattr(samplers, name)
-        if (isinstance(obj, type) and issubclass(obj, samplers.BaseSampler)
-                and name not in _NOT_SAMPLERS and not inspect.isabstract(obj)):
+        if (
+            isinstance(obj, type)
+            and issubclass(obj, samplers.BaseSampler)
+            and name not in _NOT_SAMPLERS
+            and not inspect.isabstract(obj)
+        ):
             out.append(name)
     return sorted(out)
 
@@ -116,12 +120,15 @@ def class_of_name(name: str, prefix: str, valid: list[str], kind: str, example: 
     """The class name of ``"<prefix><Class>"``; a ``KeyError`` naming the valid ones otherwise
     (shared by the sampler and the pruner adapters)."""
     if not name.startswith(prefix):
-        raise KeyError(f"{name!r} is not an Optuna {kind}; write {prefix}<{kind.title()}Class>, "
-                       f"e.g. {prefix}{example}")
-    cls = name[len(prefix):]
+        raise KeyError(
+            f"{name!r} is not an Optuna {kind}; write {prefix}<{kind.title()}Class>, "
+            f"e.g. {prefix}{example}"
+        )
+    cls = name[len(prefix) :]
     if cls not in valid:
-        raise KeyError(f"unknown Optuna {kind} {cls!r}; valid: "
-                       + ", ".join(prefix + v for v in valid))
+        raise KeyError(
+            f"unknown Optuna {kind} {cls!r}; valid: " + ", ".join(prefix + v for v in valid)
+        )
     return cls
 
 
@@ -141,9 +148,14 @@ def from_name(name: str) -> MethodSpec:
     """
     cls = class_of_name(name, PREFIX, sampler_names(), "sampler", "TPESampler")
     objectives = ("bleu",) if cls in _SINGLE_ONLY else ("bleu", "pareto")
-    return MethodSpec(__name__, "OptunaSampler", {"sampler": cls}, objectives,
-                      f"Optuna's {cls} over the table's rows (ask/tell adapter)",
-                      exact_across_cpus=cls in _EXACT)
+    return MethodSpec(
+        __name__,
+        "OptunaSampler",
+        {"sampler": cls},
+        objectives,
+        f"Optuna's {cls} over the table's rows (ask/tell adapter)",
+        exact_across_cpus=cls in _EXACT,
+    )
 
 
 @contextlib.contextmanager
@@ -182,13 +194,15 @@ class OptunaSamplerSettings:
 
     more: ClassVar[str] = "keyword arguments of the Optuna sampler class (seed: from the trial)"
 
-    sampler: str = setting("TPESampler", "a class of optuna.samplers (set by the name "
-                           "optuna:<Class>)")
+    sampler: str = setting(
+        "TPESampler", "a class of optuna.samplers (set by the name optuna:<Class>)"
+    )
     space: str = setting("ordered", "a column as an Optuna distribution: ordered, categorical")
     patience: int = setting(2, "stop asking after the same unusable proposal this often")
     max_asks: int = setting(1000, "stop asking for one row after this many asks")
-    fallback: str | None = setting(None, "then choose the row: nearest, random (None: random "
-                                   "for RandomSampler, else nearest)")
+    fallback: str | None = setting(
+        None, "then choose the row: nearest, random (None: random for RandomSampler, else nearest)"
+    )
 
 
 class OptunaSampler(TableOptimizer):
@@ -248,8 +262,10 @@ class OptunaSampler(TableOptimizer):
 
         spec = from_name(PREFIX + sampler)
         if objective not in spec.objectives:
-            raise ValueError(f"{PREFIX}{sampler} supports objective(s) {list(spec.objectives)}, "
-                             f"not {objective!r}")
+            raise ValueError(
+                f"{PREFIX}{sampler} supports objective(s) {list(spec.objectives)}, "
+                f"not {objective!r}"
+            )
         if space not in SPACES:
             raise ValueError(f"unknown space {space!r}; valid: {', '.join(SPACES)}")
         if patience < 1 or max_asks < 1:
@@ -266,9 +282,11 @@ class OptunaSampler(TableOptimizer):
         d = self.X.shape[1]
         self.names = [f"x{j}" for j in range(d)]
         self.levels = [np.unique(self.X[:, j]) for j in range(d)]
-        codes = np.column_stack([np.searchsorted(lv, self.X[:, j])
-                                 for j, lv in enumerate(self.levels)]) if d else \
-            np.zeros((self.n, 0), dtype=int)
+        codes = (
+            np.column_stack([np.searchsorted(lv, self.X[:, j]) for j, lv in enumerate(self.levels)])
+            if d
+            else np.zeros((self.n, 0), dtype=int)
+        )
         self.codes = codes.astype(int)
         self._rows_of: dict[tuple[int, ...], list[int]] = {}
         for i, c in enumerate(map(tuple, self.codes.tolist())):
@@ -278,8 +296,7 @@ class OptunaSampler(TableOptimizer):
             if space == "ordered":
                 self.distributions[name] = IntDistribution(0, len(lv) - 1)
             else:
-                self.distributions[name] = CategoricalDistribution(
-                    tuple(float(v) for v in lv))
+                self.distributions[name] = CategoricalDistribution(tuple(float(v) for v in lv))
         cls = getattr(optuna.samplers, sampler)
         kwargs = dict(sampler_settings)
         params = inspect.signature(cls).parameters
@@ -291,8 +308,10 @@ class OptunaSampler(TableOptimizer):
             with _quiet():
                 self.sampler = cls(**kwargs)
         except TypeError as exc:
-            raise ValueError(f"{PREFIX}{sampler}: bad sampler setting(s) {sorted(sampler_settings)}"
-                             f" ({exc}); see optuna.samplers.{sampler}") from None
+            raise ValueError(
+                f"{PREFIX}{sampler}: bad sampler setting(s) {sorted(sampler_settings)}"
+                f" ({exc}); see optuna.samplers.{sampler}"
+            ) from None
         directions: list[Any] = ["maximize"] if objective == "bleu" else ["maximize", "minimize"]
         with _quiet():
             self.study = optuna.create_study(directions=directions, sampler=self.sampler)
@@ -312,14 +331,18 @@ class OptunaSampler(TableOptimizer):
         c = self.codes[int(row)]
         if self.space == "ordered":
             return {name: int(k) for name, k in zip(self.names, c, strict=True)}
-        return {name: float(self.levels[j][k])
-                for j, (name, k) in enumerate(zip(self.names, c, strict=True))}
+        return {
+            name: float(self.levels[j][k])
+            for j, (name, k) in enumerate(zip(self.names, c, strict=True))
+        }
 
     def _codes_of(self, params: dict[str, Any]) -> tuple[int, ...]:
         if self.space == "ordered":
             return tuple(int(params[name]) for name in self.names)
-        return tuple(int(np.searchsorted(self.levels[j], float(params[name])))
-                     for j, name in enumerate(self.names))
+        return tuple(
+            int(np.searchsorted(self.levels[j], float(params[name])))
+            for j, name in enumerate(self.names)
+        )
 
     def _optuna_value(self, y: Any) -> list[float]:
         return [float(y)] if self.objective == "bleu" else [float(v) for v in np.ravel(y)]

@@ -44,9 +44,16 @@ class ASHA(FidelityOptimizer):
 
     Settings = ASHASettings
 
-    def __init__(self, X: np.ndarray, longest: int, rng: np.random.Generator, eta: float = 3,
-                 min_checkpoint: int = 1, max_checkpoint: int | None = None,
-                 workers: int = 4) -> None:
+    def __init__(
+        self,
+        X: np.ndarray,
+        longest: int,
+        rng: np.random.Generator,
+        eta: float = 3,
+        min_checkpoint: int = 1,
+        max_checkpoint: int | None = None,
+        workers: int = 4,
+    ) -> None:
         super().__init__(X, longest, rng)
         if int(workers) < 1:
             raise ValueError(f"workers must be >= 1, got {workers}")

@@ -45,8 +45,9 @@ def rung_levels(max_checkpoint: int, min_checkpoint: int, eta: float) -> list[in
     if eta <= 1:
         raise ValueError(f"eta must be > 1, got {eta}")
     if not 1 <= min_checkpoint <= max_checkpoint:
-        raise ValueError(f"need 1 <= min_checkpoint <= max_checkpoint, got {min_checkpoint}, "
-                         f"{max_checkpoint}")
+        raise ValueError(
+            f"need 1 <= min_checkpoint <= max_checkpoint, got {min_checkpoint}, {max_checkpoint}"
+        )
     s = int(math.floor(math.log(max_checkpoint / min_checkpoint) / math.log(eta) + 1e-9))
     levels = [max(min_checkpoint, round(max_checkpoint * eta ** (i - s))) for i in range(s + 1)]
     out: list[int] = []
@@ -70,8 +71,9 @@ class FidelityOptimizer:
         The only source of randomness.
     """
 
-    def __init__(self, X: np.ndarray, longest: int, rng: np.random.Generator,
-                 **settings: Any) -> None:
+    def __init__(
+        self, X: np.ndarray, longest: int, rng: np.random.Generator, **settings: Any
+    ) -> None:
         if settings:
             raise TypeError(f"{type(self).__name__} got unknown settings {sorted(settings)}")
         self.X = np.asarray(X, dtype=float)
@@ -87,8 +89,9 @@ class FidelityOptimizer:
     def _check_checkpoint(self, name: str, value: int | None, default: int) -> int:
         v = default if value is None else int(value)
         if not 1 <= v <= self.longest:
-            raise ValueError(f"{name} must lie in 1..{self.longest} (the longest curve), "
-                             f"got {value}")
+            raise ValueError(
+                f"{name} must lie in 1..{self.longest} (the longest curve), got {value}"
+            )
         return v
 
     def new_row(self) -> int | None:

@@ -26,16 +26,24 @@ __all__ = ["BOHB", "BOHBSettings", "tpe_ratio"]
 def _log_kde(points: np.ndarray, at: np.ndarray, min_bandwidth: float) -> np.ndarray:
     """Log of the product-Gaussian kernel density of ``points`` (m, d) at ``at`` (c, d)."""
     m, d = points.shape
-    bw = np.maximum(points.std(axis=0, ddof=1) * m ** (-1.0 / (d + 4)), min_bandwidth) \
-        if m > 1 else np.full(d, max(min_bandwidth, 0.5))
+    bw = (
+        np.maximum(points.std(axis=0, ddof=1) * m ** (-1.0 / (d + 4)), min_bandwidth)
+        if m > 1
+        else np.full(d, max(min_bandwidth, 0.5))
+    )
     z = (at[:, None, :] - points[None, :, :]) / bw
-    log_k = -0.5 * (z ** 2).sum(axis=2) - np.log(bw).sum()
+    log_k = -0.5 * (z**2).sum(axis=2) - np.log(bw).sum()
     peak = log_k.max(axis=1)
     return peak + np.log(np.exp(log_k - peak[:, None]).mean(axis=1))
 
 
-def tpe_ratio(X_obs: np.ndarray, scores: np.ndarray, candidates: np.ndarray,
-              gamma: float = 0.15, min_bandwidth: float = 1e-3) -> np.ndarray:
+def tpe_ratio(
+    X_obs: np.ndarray,
+    scores: np.ndarray,
+    candidates: np.ndarray,
+    gamma: float = 0.15,
+    min_bandwidth: float = 1e-3,
+) -> np.ndarray:
     """TPE's acquisition ``log l(x) - log g(x)`` at ``candidates`` from observed ``(X_obs,
     scores)`` (higher scores are better; Falkner et al. 2018, Section 4.1, Eq. 2-3)."""
     d = X_obs.shape[1]
@@ -73,13 +81,22 @@ class BOHB(Hyperband):
 
     Settings = BOHBSettings
 
-    def __init__(self, X: np.ndarray, longest: int, rng: np.random.Generator,
-                 eta: float = 3, min_checkpoint: int = 1, gamma: float = 0.15,
-                 random_fraction: float = 1 / 3, min_bandwidth: float = 1e-3) -> None:
+    def __init__(
+        self,
+        X: np.ndarray,
+        longest: int,
+        rng: np.random.Generator,
+        eta: float = 3,
+        min_checkpoint: int = 1,
+        gamma: float = 0.15,
+        random_fraction: float = 1 / 3,
+        min_bandwidth: float = 1e-3,
+    ) -> None:
         super().__init__(X, longest, rng, eta=eta, min_checkpoint=min_checkpoint)
         if not 0 < gamma < 1 or not 0 <= random_fraction <= 1:
-            raise ValueError(f"need 0 < gamma < 1 and 0 <= random_fraction <= 1, got {gamma}, "
-                             f"{random_fraction}")
+            raise ValueError(
+                f"need 0 < gamma < 1 and 0 <= random_fraction <= 1, got {gamma}, {random_fraction}"
+            )
         self.gamma = float(gamma)
         self.random_fraction = float(random_fraction)
         self.min_bandwidth = float(min_bandwidth)
@@ -106,8 +123,13 @@ class BOHB(Hyperband):
                     r = None
                 else:
                     seen = np.fromiter(obs, dtype=int)
-                    ratio = tpe_ratio(self.X[seen], np.fromiter(obs.values(), dtype=float),
-                                      self.X[cand], self.gamma, self.min_bandwidth)
+                    ratio = tpe_ratio(
+                        self.X[seen],
+                        np.fromiter(obs.values(), dtype=float),
+                        self.X[cand],
+                        self.gamma,
+                        self.min_bandwidth,
+                    )
                     r = int(cand[int(np.argmax(ratio))])
                     self.started[r] = True
                     self.n_model += 1

@@ -26,9 +26,17 @@ import numpy as np
 from nmthpo.optimizers.multifidelity.base import FidelityOptimizer, Job, rung_levels
 from nmthpo.optimizers.settings import setting
 
-__all__ = ["Bracket", "Hyperband", "HyperbandSettings", "SuccessiveHalving",
-           "SuccessiveHalvingSettings", "UpstreamHalving", "UpstreamHalvingSettings",
-           "schedule_cost", "upstream_schedule"]
+__all__ = [
+    "Bracket",
+    "Hyperband",
+    "HyperbandSettings",
+    "SuccessiveHalving",
+    "SuccessiveHalvingSettings",
+    "UpstreamHalving",
+    "UpstreamHalvingSettings",
+    "schedule_cost",
+    "upstream_schedule",
+]
 
 
 def _merge_rungs(levels: list[int], sizes: list[int]) -> tuple[list[int], list[int]]:
@@ -58,13 +66,14 @@ class Bracket:
 
     def __init__(self, levels: list[int], sizes: list[int]) -> None:
         if len(levels) != len(sizes) or not levels:
-            raise ValueError(f"levels and sizes must be non-empty and equally long: "
-                             f"{levels}, {sizes}")
+            raise ValueError(
+                f"levels and sizes must be non-empty and equally long: {levels}, {sizes}"
+            )
         self.levels = list(levels)
         self.sizes = [max(1, int(s)) for s in sizes]
         self.rung = 0
-        self.members: list[int] = []   # rows of the current rung, in order of entry
-        self.queue: list[int] = []     # rows of the current rung not asked yet
+        self.members: list[int] = []  # rows of the current rung, in order of entry
+        self.queue: list[int] = []  # rows of the current rung not asked yet
         self.scores: dict[int, float] = {}
         self.done = False
 
@@ -156,19 +165,26 @@ class SuccessiveHalving(_Brackets):
 
     Settings = SuccessiveHalvingSettings
 
-    def __init__(self, X: np.ndarray, longest: int, rng: np.random.Generator,
-                 eta: float = 3, min_checkpoint: int = 1, max_checkpoint: int | None = None,
-                 n_configs: int | None = None) -> None:
+    def __init__(
+        self,
+        X: np.ndarray,
+        longest: int,
+        rng: np.random.Generator,
+        eta: float = 3,
+        min_checkpoint: int = 1,
+        max_checkpoint: int | None = None,
+        n_configs: int | None = None,
+    ) -> None:
         super().__init__(X, longest, rng)
         self.eta = float(eta)
         hi = self._check_checkpoint("max_checkpoint", max_checkpoint, self.longest)
         lo = self._check_checkpoint("min_checkpoint", min_checkpoint, 1)
         self.levels = rung_levels(hi, min(lo, hi), self.eta)
         s = len(self.levels) - 1
-        n0 = int(n_configs) if n_configs is not None else int(round(self.eta ** s))
+        n0 = int(n_configs) if n_configs is not None else int(round(self.eta**s))
         if n0 < 1:
             raise ValueError(f"n_configs must be >= 1, got {n_configs}")
-        self.sizes = [max(1, int(n0 * self.eta ** -i)) for i in range(s + 1)]
+        self.sizes = [max(1, int(n0 * self.eta**-i)) for i in range(s + 1)]
 
     def next_bracket(self) -> Bracket | None:
         rows = self.new_rows(self.sizes[0])
@@ -200,8 +216,14 @@ class Hyperband(_Brackets):
 
     Settings: ClassVar[type] = HyperbandSettings  # BOHB declares its own
 
-    def __init__(self, X: np.ndarray, longest: int, rng: np.random.Generator,
-                 eta: float = 3, min_checkpoint: int = 1) -> None:
+    def __init__(
+        self,
+        X: np.ndarray,
+        longest: int,
+        rng: np.random.Generator,
+        eta: float = 3,
+        min_checkpoint: int = 1,
+    ) -> None:
         super().__init__(X, longest, rng)
         self.eta = float(eta)
         lo = self._check_checkpoint("min_checkpoint", min_checkpoint, 1)
@@ -211,11 +233,13 @@ class Hyperband(_Brackets):
 
     def bracket_shape(self, s: int) -> tuple[list[int], list[int]]:
         """Rung checkpoints and sizes of bracket ``s`` (Algorithm 1: ``n``, ``r``)."""
-        n = int(math.ceil((self.s_max + 1) / (s + 1) * self.eta ** s))
-        levels = [max(self.min_checkpoint, round(self.longest * self.eta ** (i - s)))
-                  for i in range(s + 1)]
+        n = int(math.ceil((self.s_max + 1) / (s + 1) * self.eta**s))
+        levels = [
+            max(self.min_checkpoint, round(self.longest * self.eta ** (i - s)))
+            for i in range(s + 1)
+        ]
         levels[-1] = self.longest
-        return _merge_rungs(levels, [int(n * self.eta ** -i) for i in range(s + 1)])
+        return _merge_rungs(levels, [int(n * self.eta**-i) for i in range(s + 1)])
 
     def next_bracket(self) -> Bracket | None:
         levels, sizes = self.bracket_shape(self._s)
@@ -228,8 +252,9 @@ class Hyperband(_Brackets):
         return b
 
 
-def upstream_schedule(n_configs: int, max_len: int, fraction: float = 0.75
-                      ) -> tuple[list[int], list[int]]:
+def upstream_schedule(
+    n_configs: int, max_len: int, fraction: float = 0.75
+) -> tuple[list[int], list[int]]:
     """Upstream's halving schedule for ``n_configs`` configurations (Zhang & Duh 2024).
 
     ``m = floor(log2 N)`` cuts at checkpoints ``round(fraction * max_len * j / m)``,
@@ -245,7 +270,7 @@ def upstream_schedule(n_configs: int, max_len: int, fraction: float = 0.75
     m = int(math.floor(math.log2(n_configs)))
     cuts = [max(1, round(fraction * max_len * j / m)) for j in range(1, m + 1)] if m else []
     levels = [*cuts, max_len]
-    return _merge_rungs(levels, [n_configs // 2 ** i for i in range(m + 1)])
+    return _merge_rungs(levels, [n_configs // 2**i for i in range(m + 1)])
 
 
 def schedule_cost(levels: list[int], sizes: list[int]) -> int:
@@ -282,9 +307,15 @@ class UpstreamHalving(_Brackets):
 
     Settings = UpstreamHalvingSettings
 
-    def __init__(self, X: np.ndarray, longest: int, rng: np.random.Generator,
-                 n_configs: int | None = None, budget: int | None = None,
-                 fraction: float = 0.75) -> None:
+    def __init__(
+        self,
+        X: np.ndarray,
+        longest: int,
+        rng: np.random.Generator,
+        n_configs: int | None = None,
+        budget: int | None = None,
+        fraction: float = 0.75,
+    ) -> None:
         super().__init__(X, longest, rng)
         if not 0 < fraction <= 1:
             raise ValueError(f"fraction must lie in (0, 1], got {fraction}")
@@ -293,12 +324,10 @@ class UpstreamHalving(_Brackets):
             if budget is not None:
                 n_configs = 1
                 for n in range(1, self.n + 1):
-                    if schedule_cost(*upstream_schedule(n, self.longest, fraction)) \
-                            <= budget:
+                    if schedule_cost(*upstream_schedule(n, self.longest, fraction)) <= budget:
                         n_configs = n
         self.n_configs = int(min(n_configs, self.n))
-        self.levels, self.sizes = upstream_schedule(self.n_configs, self.longest,
-                                                    fraction)
+        self.levels, self.sizes = upstream_schedule(self.n_configs, self.longest, fraction)
         self._used = False
 
     def next_bracket(self) -> Bracket | None:

@@ -35,11 +35,14 @@ PRUNERS: tuple[str, ...] = ("SuccessiveHalvingPruner", "HyperbandPruner", "Media
 def _pruner_names() -> list[str]:
     import optuna.pruners as pruners
 
-    return sorted(n for n in dir(pruners)
-                  if isinstance(getattr(pruners, n), type)
-                  and issubclass(getattr(pruners, n), pruners.BasePruner)
-                  and not inspect.isabstract(getattr(pruners, n))
-                  and n not in ("BasePruner", "NopPruner", "WilcoxonPruner"))
+    return sorted(
+        n
+        for n in dir(pruners)
+        if isinstance(getattr(pruners, n), type)
+        and issubclass(getattr(pruners, n), pruners.BasePruner)
+        and not inspect.isabstract(getattr(pruners, n))
+        and n not in ("BasePruner", "NopPruner", "WilcoxonPruner")
+    )
 
 
 def from_name(name: str) -> Any:
@@ -47,9 +50,14 @@ def from_name(name: str) -> Any:
     from nmthpo.optimizers.registry import MethodSpec
 
     cls = class_of_name(name, PREFIX, _pruner_names(), "pruner", "HyperbandPruner")
-    return MethodSpec(__name__, "OptunaPruner", {"pruner": cls}, ("bleu",),
-                      f"Optuna's {cls} over the learning curves (one checkpoint a step)",
-                      fidelity=True)
+    return MethodSpec(
+        __name__,
+        "OptunaPruner",
+        {"pruner": cls},
+        ("bleu",),
+        f"Optuna's {cls} over the learning curves (one checkpoint a step)",
+        fidelity=True,
+    )
 
 
 @dataclass(frozen=True)
@@ -58,8 +66,9 @@ class OptunaPrunerSettings:
 
     more: ClassVar[str] = "keyword arguments of the Optuna pruner class"
 
-    pruner: str = setting("HyperbandPruner", "a class of optuna.pruners (set by the name "
-                          "optuna-pruner:<Class>)")
+    pruner: str = setting(
+        "HyperbandPruner", "a class of optuna.pruners (set by the name optuna-pruner:<Class>)"
+    )
 
 
 class OptunaPruner(FidelityOptimizer):
@@ -75,28 +84,40 @@ class OptunaPruner(FidelityOptimizer):
 
     Settings = OptunaPrunerSettings
 
-    def __init__(self, X: np.ndarray, longest: int, rng: np.random.Generator,
-                 pruner: str = "HyperbandPruner", **pruner_settings: Any) -> None:
+    def __init__(
+        self,
+        X: np.ndarray,
+        longest: int,
+        rng: np.random.Generator,
+        pruner: str = "HyperbandPruner",
+        **pruner_settings: Any,
+    ) -> None:
         super().__init__(X, longest, rng)
         import optuna
 
         cls = getattr(optuna.pruners, pruner, None)
         if cls is None or pruner not in _pruner_names():
-            raise ValueError(f"unknown Optuna pruner {pruner!r}; valid: "
-                             f"{', '.join(_pruner_names())}")
+            raise ValueError(
+                f"unknown Optuna pruner {pruner!r}; valid: {', '.join(_pruner_names())}"
+            )
         kwargs = dict(pruner_settings)
         if pruner == "HyperbandPruner":
             kwargs.setdefault("max_resource", self.longest)
         try:
             self.pruner = cls(**kwargs)
         except TypeError as exc:
-            raise ValueError(f"{PREFIX}{pruner}: bad setting(s) {sorted(pruner_settings)} "
-                             f"({exc}); see optuna.pruners.{pruner}") from None
+            raise ValueError(
+                f"{PREFIX}{pruner}: bad setting(s) {sorted(pruner_settings)} "
+                f"({exc}); see optuna.pruners.{pruner}"
+            ) from None
         with _quiet():
             # a fixed study name: HyperbandPruner assigns brackets by hashing it
             self.study = optuna.create_study(
-                study_name="nmthpo", direction="maximize", pruner=self.pruner,
-                sampler=optuna.samplers.RandomSampler(seed=int(rng.integers(2**31 - 1))))
+                study_name="nmthpo",
+                direction="maximize",
+                pruner=self.pruner,
+                sampler=optuna.samplers.RandomSampler(seed=int(rng.integers(2**31 - 1))),
+            )
         self._row: int | None = None
         self._trial: Any = None
         self._step = 0

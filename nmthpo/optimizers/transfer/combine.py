@@ -47,8 +47,10 @@ def _check_A(A: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     if A.ndim != 2:
         raise ValueError(f"A must be 2-d (n observations, K base predictions); got {A.shape}")
     if A.shape[0] != y.size:
-        raise ValueError(f"A has {A.shape[0]} rows but y has {y.size} values; pass one row "
-                         "of base-surrogate predictions per observation")
+        raise ValueError(
+            f"A has {A.shape[0]} rows but y has {y.size} values; pass one row "
+            "of base-surrogate predictions per observation"
+        )
     if not (np.all(np.isfinite(A)) and np.all(np.isfinite(y))):
         raise ValueError("A and y must be finite")
     return A, y
@@ -132,9 +134,14 @@ def simplex_weights(
         return float(np.sum(np.logaddexp(0.0, -z)) * scale), -(D.T @ s) * scale
 
     res = minimize(
-        fun, start, jac=True, method="SLSQP", bounds=[(0.0, 1.0)] * K,
-        constraints=[{"type": "eq", "fun": lambda w: np.sum(w) - 1.0,
-                      "jac": lambda w: np.ones_like(w)}],
+        fun,
+        start,
+        jac=True,
+        method="SLSQP",
+        bounds=[(0.0, 1.0)] * K,
+        constraints=[
+            {"type": "eq", "fun": lambda w: np.sum(w) - 1.0, "jac": lambda w: np.ones_like(w)}
+        ],
         options={"ftol": ftol, "maxiter": 200},
     )
     w = np.asarray(res.x, dtype=float)
@@ -198,8 +205,10 @@ def linear_combination(
     V = np.atleast_2d(np.asarray(variances, dtype=float))
     w = np.asarray(weights, dtype=float).ravel()
     if M.shape != V.shape or M.shape[0] != w.size:
-        raise ValueError(f"means {M.shape}, variances {V.shape} and weights {w.shape} must "
-                         "agree: (B, m), (B, m) and (B,)")
+        raise ValueError(
+            f"means {M.shape}, variances {V.shape} and weights {w.shape} must "
+            "agree: (B, m), (B, m) and (B,)"
+        )
     return w @ M, (w**2) @ V
 
 
@@ -216,8 +225,10 @@ def product_of_experts(
     V = np.maximum(np.atleast_2d(np.asarray(variances, dtype=float)), floor)
     b = np.asarray(weights, dtype=float).ravel()
     if M.shape != V.shape or M.shape[0] != b.size:
-        raise ValueError(f"means {M.shape}, variances {V.shape} and weights {b.shape} must "
-                         "agree: (B, m), (B, m) and (B,)")
+        raise ValueError(
+            f"means {M.shape}, variances {V.shape} and weights {b.shape} must "
+            "agree: (B, m), (B, m) and (B,)"
+        )
     prec = b @ (1.0 / V)
     var = 1.0 / prec
     return var * (b @ (M / V)), var

@@ -94,11 +94,12 @@ class TransferSettings:
     kernel: str = setting("matern52", "kernel of the target GP (the run's)", context=True)
     restarts: int = setting(2, "random restarts of the target GP's hyperparameter fit")
     restart_every: int = setting(10, "use the restarts again after this many observations")
-    source_only: bool = setting(False, "search with the source part of the surrogate only "
-                                "(ablation; TransBO, POGPE, TST, RGPE)")
+    source_only: bool = setting(
+        False,
+        "search with the source part of the surrogate only (ablation; TransBO, POGPE, TST, RGPE)",
+    )
     target_task: str | None = setting(None, "name of the target task", context=True)
-    metafeatures: Any = setting(None, "meta-features of target and sources (TST-M)",
-                                context=True)
+    metafeatures: Any = setting(None, "meta-features of target and sources (TST-M)", context=True)
 
 
 class TransferOptimizer(TableOptimizer):
@@ -162,7 +163,8 @@ class TransferOptimizer(TableOptimizer):
             if s.X.shape[1] != self.X.shape[1]:
                 raise ValueError(
                     f"source {s.task!r} has {s.X.shape[1]} encoded columns, the target "
-                    f"{self.X.shape[1]}; sources and target must share one search space")
+                    f"{self.X.shape[1]}; sources and target must share one search space"
+                )
         if source_only and not self.supports_source_only:
             raise ValueError(f"{type(self).__name__} has no source-only variant")
         self.kernel = kernel
@@ -178,9 +180,16 @@ class TransferOptimizer(TableOptimizer):
         for i, s in enumerate(self.sources):
             self.S_mean[i], self.S_var[i] = s.predict(self.X)
         self._target = ScheduledGP(
-            kernel, RefitSchedule(every=1, restarts=self.restarts, restart_rule="every",
-                                  restart_every=self.restart_every),
-            self._seed, between="condition")
+            kernel,
+            RefitSchedule(
+                every=1,
+                restarts=self.restarts,
+                restart_rule="every",
+                restart_every=self.restart_every,
+            ),
+            self._seed,
+            between="condition",
+        )
         self.target_weights: list[float] = []
         self.source_weights: list[np.ndarray] = []
 
@@ -207,9 +216,9 @@ class TransferOptimizer(TableOptimizer):
 
         assert self._target.gp is not None
         h = self._target.gp.hyperparameters
-        return GaussianProcess(self.kernel, lengthscales=h["lengthscales"],
-                               variance=h["variance"], noise=h["noise"]).fit(
-                                   X, y, optimize=optimize)
+        return GaussianProcess(
+            self.kernel, lengthscales=h["lengthscales"], variance=h["variance"], noise=h["noise"]
+        ).fit(X, y, optimize=optimize)
 
     # -- protocol -------------------------------------------------------------------------------
     def _surrogate(self, ys: np.ndarray) -> tuple[np.ndarray, np.ndarray, float, np.ndarray]:
@@ -304,9 +313,17 @@ class TransBO(TransferOptimizer):
     supports_source_only = True
     Settings = TransBOSettings
 
-    def __init__(self, X: np.ndarray, rng: np.random.Generator, objective: str = "bleu", *,
-                 n_cv: int = 5, cv_min: int | None = None, cv_refit: bool = True,
-                 **kwargs: Any) -> None:
+    def __init__(
+        self,
+        X: np.ndarray,
+        rng: np.random.Generator,
+        objective: str = "bleu",
+        *,
+        n_cv: int = 5,
+        cv_min: int | None = None,
+        cv_refit: bool = True,
+        **kwargs: Any,
+    ) -> None:
         super().__init__(X, rng, objective, **kwargs)
         if n_cv < 2:
             raise ValueError(f"n_cv must be >= 2, got {n_cv}")
@@ -340,8 +357,9 @@ class TransBO(TransferOptimizer):
         self._p_target = max(p_t, self._p_target)
         p = self._p_target
         mT, vT = gp.predict(self.X)
-        mean, var = linear_combination(np.vstack([mS, mT]), np.vstack([vS, vT]),
-                                       np.array([1.0 - p, p]))
+        mean, var = linear_combination(
+            np.vstack([mS, mT]), np.vstack([vS, vT]), np.array([1.0 - p, p])
+        )
         return mean, var, p, (1.0 - p) * w
 
 
@@ -363,8 +381,15 @@ class POGPE(TransferOptimizer):
     supports_source_only = True
     Settings = POGPESettings
 
-    def __init__(self, X: np.ndarray, rng: np.random.Generator, objective: str = "bleu", *,
-                 target_weight: float = 0.5, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        X: np.ndarray,
+        rng: np.random.Generator,
+        objective: str = "bleu",
+        *,
+        target_weight: float = 0.5,
+        **kwargs: Any,
+    ) -> None:
         super().__init__(X, rng, objective, **kwargs)
         if not 0.0 <= target_weight <= 1.0:
             raise ValueError(f"target_weight must lie in [0, 1], got {target_weight}")
@@ -377,8 +402,11 @@ class POGPE(TransferOptimizer):
             return m, v, 0.0, w
         mT, vT = self._fit_target(ys).predict(self.X)
         w = np.full(self.K, (1.0 - self.beta_target) / self.K)
-        m, v = product_of_experts(np.vstack([self.S_mean, mT]), np.vstack([self.S_var, vT]),
-                                  np.append(w, self.beta_target))
+        m, v = product_of_experts(
+            np.vstack([self.S_mean, mT]),
+            np.vstack([self.S_var, vT]),
+            np.append(w, self.beta_target),
+        )
         return m, v, self.beta_target, w
 
 
@@ -413,16 +441,26 @@ class TST(TransferOptimizer):
     supports_source_only = True
     Settings = TSTSettings
 
-    def __init__(self, X: np.ndarray, rng: np.random.Generator, objective: str = "bleu", *,
-                 variant: str = "r", rho: float = 0.3, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        X: np.ndarray,
+        rng: np.random.Generator,
+        objective: str = "bleu",
+        *,
+        variant: str = "r",
+        rho: float = 0.3,
+        **kwargs: Any,
+    ) -> None:
         super().__init__(X, rng, objective, **kwargs)
         if variant not in ("r", "m"):
             raise ValueError(f"unknown TST variant {variant!r}; valid: r (ranks), m (meta)")
         if not rho > 0:
             raise ValueError(f"rho must be > 0, got {rho}")
         if variant == "m" and not callable(getattr(self.metafeatures, "distances", None)):
-            raise ValueError("TST-M needs metafeatures= (nmthpo.benchmark.metafeatures."
-                             "transfer_metafeatures(target, sources)); the runner passes it")
+            raise ValueError(
+                "TST-M needs metafeatures= (nmthpo.benchmark.metafeatures."
+                "transfer_metafeatures(target, sources)); the runner passes it"
+            )
         self.variant = variant
         self.rho = float(rho)
 
@@ -446,8 +484,7 @@ class TST(TransferOptimizer):
         mT, vT = self._fit_target(ys).predict(self.X)
         allw = np.append(k, 0.75)
         allw /= allw.sum()
-        m, v = linear_combination(np.vstack([self.S_mean, mT]), np.vstack([self.S_var, vT]),
-                                  allw)
+        m, v = linear_combination(np.vstack([self.S_mean, mT]), np.vstack([self.S_var, vT]), allw)
         return m, v, float(allw[-1]), allw[:-1]
 
 
@@ -474,15 +511,26 @@ class RGPE(TransferOptimizer):
     supports_source_only = True
     Settings = RGPESettings
 
-    def __init__(self, X: np.ndarray, rng: np.random.Generator, objective: str = "bleu", *,
-                 n_samples: int = 100, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        X: np.ndarray,
+        rng: np.random.Generator,
+        objective: str = "bleu",
+        *,
+        n_samples: int = 100,
+        **kwargs: Any,
+    ) -> None:
         super().__init__(X, rng, objective, **kwargs)
         if n_samples < 1:
             raise ValueError(f"n_samples must be >= 1, got {n_samples}")
         self.n_samples = int(n_samples)
 
-    def _loo(self, gp: GaussianProcess, Xo: np.ndarray, ys: np.ndarray,
-             ) -> tuple[np.ndarray, np.ndarray]:
+    def _loo(
+        self,
+        gp: GaussianProcess,
+        Xo: np.ndarray,
+        ys: np.ndarray,
+    ) -> tuple[np.ndarray, np.ndarray]:
         from scipy.linalg import LinAlgError, cho_factor, cho_solve
 
         from nmthpo.models.gp import get_kernel
@@ -542,8 +590,7 @@ class RGPE(TransferOptimizer):
         gp = self._fit_target(ys)
         allw = self.weights(ys, gp)
         mT, vT = gp.predict(self.X)
-        m, v = linear_combination(np.vstack([self.S_mean, mT]), np.vstack([self.S_var, vT]),
-                                  allw)
+        m, v = linear_combination(np.vstack([self.S_mean, mT]), np.vstack([self.S_var, vT]), allw)
         return m, v, float(allw[-1]), allw[:-1]
 
 
@@ -568,8 +615,15 @@ class SGPR(TransferOptimizer):
 
     Settings = SGPRSettings
 
-    def __init__(self, X: np.ndarray, rng: np.random.Generator, objective: str = "bleu", *,
-                 alpha: float = 0.95, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        X: np.ndarray,
+        rng: np.random.Generator,
+        objective: str = "bleu",
+        *,
+        alpha: float = 0.95,
+        **kwargs: Any,
+    ) -> None:
         from nmthpo.models.gp import GaussianProcess
 
         super().__init__(X, rng, objective, **kwargs)
@@ -585,8 +639,8 @@ class SGPR(TransferOptimizer):
             for gp in levels:
                 below += gp.predict(s.X)[0]
             gp = GaussianProcess(self.kernel).fit(
-                s.X, s.y - below, rng=np.random.default_rng([self._seed, 10**6 + i]),
-                restarts=1)
+                s.X, s.y - below, rng=np.random.default_rng([self._seed, 10**6 + i]), restarts=1
+            )
             n_i = s.X.shape[0]
             n_below = sizes[-1] if sizes else 0
             beta = self.alpha * n_i / (self.alpha * n_i + n_below)
@@ -614,8 +668,9 @@ class SGPR(TransferOptimizer):
 class SCoTSettings(TransferSettings):
     """Settings of :class:`SCoT`."""
 
-    refit_every: int = setting(10, "re-fit the merged GP's hyperparameters every this many "
-                               "target observations")
+    refit_every: int = setting(
+        10, "re-fit the merged GP's hyperparameters every this many target observations"
+    )
 
 
 class SCoT(TransferOptimizer):
@@ -636,8 +691,15 @@ class SCoT(TransferOptimizer):
 
     Settings = SCoTSettings
 
-    def __init__(self, X: np.ndarray, rng: np.random.Generator, objective: str = "bleu", *,
-                 refit_every: int = 10, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        X: np.ndarray,
+        rng: np.random.Generator,
+        objective: str = "bleu",
+        *,
+        refit_every: int = 10,
+        **kwargs: Any,
+    ) -> None:
         from nmthpo.models.refit import RefitSchedule, ScheduledGP
 
         super().__init__(X, rng, objective, **kwargs)
@@ -645,14 +707,20 @@ class SCoT(TransferOptimizer):
             raise ValueError(f"refit_every must be >= 1, got {refit_every}")
         self.refit_every = int(refit_every)
         code = np.eye(self.K + 1)
-        self._src_X = np.vstack([np.hstack([s.X, np.tile(code[i], (s.X.shape[0], 1))])
-                                 for i, s in enumerate(self.sources)])
+        self._src_X = np.vstack(
+            [
+                np.hstack([s.X, np.tile(code[i], (s.X.shape[0], 1))])
+                for i, s in enumerate(self.sources)
+            ]
+        )
         self._src_y = np.concatenate([s.y for s in self.sources])
         self._tgt_code = code[-1]
         self._merged = ScheduledGP(
-            self.kernel, RefitSchedule(every=self.refit_every, restarts=self.restarts,
-                                       restart_rule="first"),
-            self._seed, between="condition")
+            self.kernel,
+            RefitSchedule(every=self.refit_every, restarts=self.restarts, restart_rule="first"),
+            self._seed,
+            between="condition",
+        )
 
     def _surrogate(self, ys: np.ndarray) -> tuple[np.ndarray, np.ndarray, float, np.ndarray]:
         rows = np.asarray(self.rows)
@@ -673,7 +741,15 @@ TRANSFER_METHODS: dict[str, tuple[type[TransferOptimizer], dict[str, Any]]] = {
 
 #: The methods of the static comparison (Section 5.1: TransBO and its eight baselines).
 STATIC_METHODS: tuple[str, ...] = (
-    "rs", "igp", "scot", "sgpr", "pogpe", "tst", "tstm", "rgpe", "transbo",
+    "rs",
+    "igp",
+    "scot",
+    "sgpr",
+    "pogpe",
+    "tst",
+    "tstm",
+    "rgpe",
+    "transbo",
 )
 
 #: The dynamic-transfer comparison of Table 1.
@@ -687,8 +763,9 @@ def check_method(name: str) -> str:
     """Return ``name`` if it is a registered method that accepts source tasks, else a
     ``KeyError`` listing the valid ones."""
     if name not in TRANSFER_METHODS:
-        raise KeyError(f"unknown transfer method {name!r}; valid methods: "
-                       f"{', '.join(TRANSFER_METHODS)}")
+        raise KeyError(
+            f"unknown transfer method {name!r}; valid methods: {', '.join(TRANSFER_METHODS)}"
+        )
     return name
 
 

@@ -104,26 +104,33 @@ def check_sources(target: str, sources: Sequence[str]) -> tuple[str, ...]:
 
 
 @functools.lru_cache(maxsize=256)
-def source_task(task: str, n_source: int, seed: int, repetition: int,
-                kernel: str = "matern52") -> SourceTask:
+def source_task(
+    task: str, n_source: int, seed: int, repetition: int, kernel: str = "matern52"
+) -> SourceTask:
     """Sample ``n_source`` evaluations of ``task`` and fit its base surrogate (cached)."""
     table = load_table(task)
     if not 2 <= n_source <= table.n_rows:
-        raise ValueError(f"n_source must be between 2 and the {table.n_rows} rows of {task}, "
-                         f"got {n_source}")
+        raise ValueError(
+            f"n_source must be between 2 and the {table.n_rows} rows of {task}, got {n_source}"
+        )
     code = TASKS.index(task)
-    rows = np.sort(np.random.default_rng([seed, repetition, 2, code]).choice(
-        table.n_rows, size=n_source, replace=False))
+    rows = np.sort(
+        np.random.default_rng([seed, repetition, 2, code]).choice(
+            table.n_rows, size=n_source, replace=False
+        )
+    )
     X = table.encode("shared")[rows]
     bleu = table.bleu[rows]
     std = float(np.std(bleu))
     y = (bleu - bleu.mean()) / (std if std > 0 else 1.0)
     gp = GaussianProcess(kernel).fit(
-        X, y, rng=np.random.default_rng([seed, repetition, 3, code]), restarts=SOURCE_RESTARTS)
+        X, y, rng=np.random.default_rng([seed, repetition, 3, code]), restarts=SOURCE_RESTARTS
+    )
     return SourceTask(task, rows, X, bleu, y, gp)
 
 
-def source_tasks(sources: Sequence[str], n_source: int, seed: int, repetition: int,
-                 kernel: str = "matern52") -> list[SourceTask]:
+def source_tasks(
+    sources: Sequence[str], n_source: int, seed: int, repetition: int, kernel: str = "matern52"
+) -> list[SourceTask]:
     """:func:`source_task` for each source, in order."""
     return [source_task(s, n_source, seed, repetition, kernel) for s in sources]

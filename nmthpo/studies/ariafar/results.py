@@ -20,7 +20,7 @@ sidecar is not called ``.json`` because :func:`nmthpo.engine.runner.cached_runs`
 Every part's rows for one (seed size, repeat) (or one trial) depend only on the seed and that
 pair (the generators of :mod:`nmthpo.studies.ariafar.space_scores` are
 ``default_rng([seed, 0, n, r])``), so a slice of an entry can be recomputed alone;
-``tests/test_scoring_results.py`` does that to keep the cache from drifting from the code.
+``tests/studies/ariafar/test_results.py`` does that to keep the cache from drifting from the code.
 """
 
 from __future__ import annotations
@@ -137,9 +137,18 @@ class Chapter6Params:
     def __post_init__(self) -> None:
         if self.score not in ALL_SCORES:
             raise ValueError(f"unknown score {self.score!r}; valid: {', '.join(ALL_SCORES)}")
-        for name in ("boxes_per_fraction", "synthetic_repeats", "max_budget", "table_repeats",
-                     "synthetic_batches", "synthetic_samples", "table_batches",
-                     "table_samples", "select_trials", "compare_repeats"):
+        for name in (
+            "boxes_per_fraction",
+            "synthetic_repeats",
+            "max_budget",
+            "table_repeats",
+            "synthetic_batches",
+            "synthetic_samples",
+            "table_batches",
+            "table_samples",
+            "select_trials",
+            "compare_repeats",
+        ):
             if int(getattr(self, name)) < 1:
                 raise ValueError(f"{name} must be >= 1; got {getattr(self, name)}")
         if self.prune_budget not in self.table_budgets:
@@ -159,8 +168,13 @@ class Chapter6Params:
         if unknown:
             raise TypeError(f"unknown Chapter 6 parameter(s) {unknown}; valid: {sorted(known)}")
         kinds: dict[str, type] = {
-            "functions": str, "fractions": float, "synthetic_seed_sizes": int, "tasks": str,
-            "table_seed_sizes": int, "table_budgets": int, "select_budgets": int,
+            "functions": str,
+            "fractions": float,
+            "synthetic_seed_sizes": int,
+            "tasks": str,
+            "table_seed_sizes": int,
+            "table_budgets": int,
+            "select_budgets": int,
             "compare_budgets": int,
         }
         out: dict[str, Any] = {}
@@ -201,15 +215,57 @@ def _entry_dir(kind: str, label: str, params: Mapping[str, Any]) -> Path:
 
 #: Columns of each part's frame (what :func:`compute_entry` returns), in order.
 _COLUMNS: dict[str, tuple[str, ...]] = {
-    "synthetic": ("function", "seed_size", "repeat", "space", "fraction", "budget", "score",
-                  "predicted", "empirical", "incumbent"),
-    "table": ("task", "seed_size", "repeat", "space", "n_rows", "budget", "score", "predicted",
-              "empirical", "empirical_norepl", "incumbent"),
-    "select": ("budget", "trial", "method", "where", "space", "n_rows", "best", "incumbent",
-               "final"),
-    "compare": ("space_a", "space_b", "repeat", "budget", "predicted_a", "predicted_b",
-                "empirical_a", "empirical_b", "empirical_norepl_a", "empirical_norepl_b",
-                "a_better_predicted", "a_better_empirical", "agree"),
+    "synthetic": (
+        "function",
+        "seed_size",
+        "repeat",
+        "space",
+        "fraction",
+        "budget",
+        "score",
+        "predicted",
+        "empirical",
+        "incumbent",
+    ),
+    "table": (
+        "task",
+        "seed_size",
+        "repeat",
+        "space",
+        "n_rows",
+        "budget",
+        "score",
+        "predicted",
+        "empirical",
+        "empirical_norepl",
+        "incumbent",
+    ),
+    "select": (
+        "budget",
+        "trial",
+        "method",
+        "where",
+        "space",
+        "n_rows",
+        "best",
+        "incumbent",
+        "final",
+    ),
+    "compare": (
+        "space_a",
+        "space_b",
+        "repeat",
+        "budget",
+        "predicted_a",
+        "predicted_b",
+        "empirical_a",
+        "empirical_b",
+        "empirical_norepl_a",
+        "empirical_norepl_b",
+        "a_better_predicted",
+        "a_better_empirical",
+        "agree",
+    ),
 }
 
 
@@ -248,8 +304,10 @@ def _frame_problem(kind: str, params: Mapping[str, Any], frame: pd.DataFrame) ->
     for column, values in _levels(kind, params).items():
         got = set(frame[column].tolist())
         if got != values:
-            return f"column {column} holds {sorted(got, key=str)[:8]}, the parameters ask " \
-                   f"for {sorted(values, key=str)[:8]}"
+            return (
+                f"column {column} holds {sorted(got, key=str)[:8]}, the parameters ask "
+                f"for {sorted(values, key=str)[:8]}"
+            )
     return None
 
 
@@ -288,9 +346,14 @@ def cached_frame(
     d = Path(cache_dir)
     pq = d / f"{_stem(kind, label, params)}.parquet"
     record = {"kind": kind, "params": params, "version": CACHE_VERSION}
-    cached = read_checked(pq, record, pd.read_parquet,
-                          lambda f: _frame_problem(kind, params, f),
-                          require_checksum=not in_book_cache(pq), sidecar=_SIDECAR)
+    cached = read_checked(
+        pq,
+        record,
+        pd.read_parquet,
+        lambda f: _frame_problem(kind, params, f),
+        require_checksum=not in_book_cache(pq),
+        sidecar=_SIDECAR,
+    )
     if cached is not None:
         return cached
     frame = compute()
@@ -320,29 +383,56 @@ def cache_entries(cache_dir: str | Path | None = None) -> list[tuple[str, dict[s
 # The experiments
 # ------------------------------------------------------------------------------------------
 def _synthetic_params(p: Chapter6Params, function: str) -> dict[str, Any]:
-    return {"function": function, "fractions": list(p.fractions),
-            "boxes_per_fraction": p.boxes_per_fraction,
-            "seed_sizes": list(p.synthetic_seed_sizes), "repeats": p.synthetic_repeats,
-            "budgets": list(range(1, p.max_budget + 1)), "seed": p.seed,
-            "n_batches": p.synthetic_batches, "n_samples": p.synthetic_samples}
+    return {
+        "function": function,
+        "fractions": list(p.fractions),
+        "boxes_per_fraction": p.boxes_per_fraction,
+        "seed_sizes": list(p.synthetic_seed_sizes),
+        "repeats": p.synthetic_repeats,
+        "budgets": list(range(1, p.max_budget + 1)),
+        "seed": p.seed,
+        "n_batches": p.synthetic_batches,
+        "n_samples": p.synthetic_samples,
+    }
 
 
 def _table_params(p: Chapter6Params, task: str) -> dict[str, Any]:
-    return {"task": task, "spaces": p.spaces, "seed_sizes": list(p.table_seed_sizes),
-            "repeats": p.table_repeats, "budgets": list(p.table_budgets), "seed": p.seed,
-            "n_batches": p.table_batches, "n_samples": p.table_samples}
+    return {
+        "task": task,
+        "spaces": p.spaces,
+        "seed_sizes": list(p.table_seed_sizes),
+        "repeats": p.table_repeats,
+        "budgets": list(p.table_budgets),
+        "seed": p.seed,
+        "n_batches": p.table_batches,
+        "n_samples": p.table_samples,
+    }
 
 
 def _select_params(p: Chapter6Params, budget: int) -> dict[str, Any]:
-    return {"task": p.select_task, "spaces": p.spaces, "budget": int(budget),
-            "seed_size": p.select_seed_size, "trials": p.select_trials, "score": p.score,
-            "seed": p.seed, "n_batches": p.table_batches, "n_samples": p.table_samples}
+    return {
+        "task": p.select_task,
+        "spaces": p.spaces,
+        "budget": int(budget),
+        "seed_size": p.select_seed_size,
+        "trials": p.select_trials,
+        "score": p.score,
+        "seed": p.seed,
+        "n_batches": p.table_batches,
+        "n_samples": p.table_samples,
+    }
 
 
 def _compare_params(p: Chapter6Params) -> dict[str, Any]:
-    return {"task": p.compare_task, "space_a": p.space_a, "space_b": p.space_b,
-            "budgets": list(p.compare_budgets), "seed_size": p.compare_seed_size,
-            "repeats": p.compare_repeats, "seed": p.seed}
+    return {
+        "task": p.compare_task,
+        "space_a": p.space_a,
+        "space_b": p.space_b,
+        "budgets": list(p.compare_budgets),
+        "seed_size": p.compare_seed_size,
+        "repeats": p.compare_repeats,
+        "seed": p.seed,
+    }
 
 
 def compute_entry(kind: str, params: Mapping[str, Any]) -> pd.DataFrame:
@@ -359,8 +449,7 @@ def compute_entry(kind: str, params: Mapping[str, Any]) -> pd.DataFrame:
         return f
     if kind == "compare":
         return compare_spaces(q.pop("task"), q.pop("space_a"), q.pop("space_b"), **q)
-    raise ValueError(f"unknown cache entry kind {kind!r}; valid: synthetic, table, select, "
-                     "compare")
+    raise ValueError(f"unknown cache entry kind {kind!r}; valid: synthetic, table, select, compare")
 
 
 def chapter6_entries(params: Chapter6Params | None = None) -> dict[str, list[Entry]]:
@@ -373,22 +462,28 @@ def chapter6_entries(params: Chapter6Params | None = None) -> dict[str, list[Ent
     return {
         "synthetic": [("synthetic", f, _synthetic_params(p, f)) for f in p.functions],
         "table": [("table", t, _table_params(p, t)) for t in p.tasks],
-        "select": [("select", f"{p.select_task}-b{b}", _select_params(p, b))
-                   for b in p.select_budgets],
+        "select": [
+            ("select", f"{p.select_task}-b{b}", _select_params(p, b)) for b in p.select_budgets
+        ],
         "compare": [("compare", p.compare_task, _compare_params(p))],
     }
 
 
 def _entry_frame(entry: Entry, cache: bool, cache_dir: str | Path | None) -> pd.DataFrame:
     kind, label, q = entry
-    where = None if not cache else (
-        Path(cache_dir) if cache_dir is not None else _entry_dir(kind, label, q))
+    where = (
+        None
+        if not cache
+        else (Path(cache_dir) if cache_dir is not None else _entry_dir(kind, label, q))
+    )
     return cached_frame(kind, label, q, lambda: compute_entry(kind, q), where)
 
 
 def chapter6_results(
-    params: Chapter6Params | None = None, cache: bool = True,
-    cache_dir: str | Path | None = None, jobs: int = 1,
+    params: Chapter6Params | None = None,
+    cache: bool = True,
+    cache_dir: str | Path | None = None,
+    jobs: int = 1,
 ) -> dict[str, pd.DataFrame]:
     """Every experiment frame of Chapter 6, read from the cache or computed (and stored).
 
@@ -450,17 +545,33 @@ def faithfulness_summary(
     f = faithfulness_table(frame, score, empirical)
     keys = [_domain(frame), "seed_size", "budget"]
     g = f.groupby(keys, sort=False)
-    out = g.agg(kendall_tau=("kendall_tau", "mean"), spearman=("spearman", "mean"),
-                spearman_sd=("spearman", "std"), top1=("top1", "mean"),
-                regret=("regret", "mean"), repeats=("top1", "size")).reset_index()
+    out = g.agg(
+        kendall_tau=("kendall_tau", "mean"),
+        spearman=("spearman", "mean"),
+        spearman_sd=("spearman", "std"),
+        top1=("top1", "mean"),
+        regret=("regret", "mean"),
+        repeats=("top1", "size"),
+    ).reset_index()
     n_def = g["spearman"].count().to_numpy()
     with np.errstate(invalid="ignore", divide="ignore"):
-        half = np.where(n_def > 1, student_t.ppf(0.975, np.maximum(n_def - 1, 1))
-                        * out["spearman_sd"].to_numpy() / np.sqrt(n_def), np.nan)
-    out.insert(out.columns.get_loc("spearman_sd") + 1, "spearman_low",
-               (out["spearman"] - half).clip(lower=-1.0))
-    out.insert(out.columns.get_loc("spearman_low") + 1, "spearman_high",
-               (out["spearman"] + half).clip(upper=1.0))
+        half = np.where(
+            n_def > 1,
+            student_t.ppf(0.975, np.maximum(n_def - 1, 1))
+            * out["spearman_sd"].to_numpy()
+            / np.sqrt(n_def),
+            np.nan,
+        )
+    out.insert(
+        out.columns.get_loc("spearman_sd") + 1,
+        "spearman_low",
+        (out["spearman"] - half).clip(lower=-1.0),
+    )
+    out.insert(
+        out.columns.get_loc("spearman_low") + 1,
+        "spearman_high",
+        (out["spearman"] + half).clip(upper=1.0),
+    )
     out["n_undefined"] = g["kendall_tau"].apply(lambda s: int(s.isna().sum())).to_numpy()
     return out
 
@@ -494,8 +605,13 @@ def seed_size_summary(summary: pd.DataFrame) -> pd.DataFrame:
     Spearman's rho between seed draws: how much one seed draw's ranking quality varies.
     """
     dom = _domain(summary)
-    cols = ["kendall_tau", "spearman", *(["spearman_sd"] if "spearman_sd" in summary else []),
-            "top1", "regret"]
+    cols = [
+        "kendall_tau",
+        "spearman",
+        *(["spearman_sd"] if "spearman_sd" in summary else []),
+        "top1",
+        "regret",
+    ]
     return summary.groupby([dom, "seed_size"], sort=False)[cols].mean().reset_index()
 
 
@@ -510,11 +626,18 @@ def prune_summary(
     """
     pr = prune_spaces(frame, budget, score, fraction)
     keys = [_domain(frame), "seed_size"]
-    return pr.groupby(keys, sort=False).agg(
-        n_spaces=("n_spaces", "first"), n_pruned=("n_pruned", "first"),
-        best_kept=("best_kept", "mean"), precision=("precision", "mean"),
-        empirical_kept=("empirical_kept", "mean"),
-        empirical_pruned=("empirical_pruned", "mean")).reset_index()
+    return (
+        pr.groupby(keys, sort=False)
+        .agg(
+            n_spaces=("n_spaces", "first"),
+            n_pruned=("n_pruned", "first"),
+            best_kept=("best_kept", "mean"),
+            precision=("precision", "mean"),
+            empirical_kept=("empirical_kept", "mean"),
+            empirical_pruned=("empirical_pruned", "mean"),
+        )
+        .reset_index()
+    )
 
 
 def selection_summary(frame: pd.DataFrame) -> pd.DataFrame:
@@ -525,16 +648,33 @@ def selection_summary(frame: pd.DataFrame) -> pd.DataFrame:
     selected space and in the full space; ``selected_wins``/``full_wins`` count trials where
     one search's own best is strictly higher than the paired other's.
     """
-    w = frame.pivot_table(index=["budget", "method", "trial"], columns="where",
-                          values=["best", "final"])
+    w = frame.pivot_table(
+        index=["budget", "method", "trial"], columns="where", values=["best", "final"]
+    )
     d = w[("best", "selected")] - w[("best", "full")]
-    out = pd.DataFrame({
-        "best_selected": w[("best", "selected")], "best_full": w[("best", "full")],
-        "final_selected": w[("final", "selected")], "final_full": w[("final", "full")],
-        "selected_wins": (d > 0).astype(float), "full_wins": (d < 0).astype(float),
-    }).groupby(level=["budget", "method"], sort=False).agg(
-        {"best_selected": "mean", "best_full": "mean", "final_selected": "mean",
-         "final_full": "mean", "selected_wins": "sum", "full_wins": "sum"})
+    out = (
+        pd.DataFrame(
+            {
+                "best_selected": w[("best", "selected")],
+                "best_full": w[("best", "full")],
+                "final_selected": w[("final", "selected")],
+                "final_full": w[("final", "full")],
+                "selected_wins": (d > 0).astype(float),
+                "full_wins": (d < 0).astype(float),
+            }
+        )
+        .groupby(level=["budget", "method"], sort=False)
+        .agg(
+            {
+                "best_selected": "mean",
+                "best_full": "mean",
+                "final_selected": "mean",
+                "final_full": "mean",
+                "selected_wins": "sum",
+                "full_wins": "sum",
+            }
+        )
+    )
     out["trials"] = frame.groupby(["budget", "method"], sort=False)["trial"].nunique()
     return out.reset_index()
 
@@ -549,11 +689,17 @@ def comparison_summary(frame: pd.DataFrame) -> pd.DataFrame:
     of the table), the same in every repeat.
     """
     g = frame.groupby("budget", sort=True)
-    out = g.agg(predicted_a=("predicted_a", "mean"), predicted_b=("predicted_b", "mean"),
-                empirical_a=("empirical_a", "mean"), empirical_b=("empirical_b", "mean"),
-                a_better_predicted=("a_better_predicted", "mean"),
-                agree=("agree", "mean")).reset_index()
-    t = g.apply(lambda d: bool((d["empirical_norepl_a"] > d["empirical_norepl_b"]).all()),
-                include_groups=False)
+    out = g.agg(
+        predicted_a=("predicted_a", "mean"),
+        predicted_b=("predicted_b", "mean"),
+        empirical_a=("empirical_a", "mean"),
+        empirical_b=("empirical_b", "mean"),
+        a_better_predicted=("a_better_predicted", "mean"),
+        agree=("agree", "mean"),
+    ).reset_index()
+    t = g.apply(
+        lambda d: bool((d["empirical_norepl_a"] > d["empirical_norepl_b"]).all()),
+        include_groups=False,
+    )
     out["truth"] = np.where(t.to_numpy(), "A better", "B better")
     return out

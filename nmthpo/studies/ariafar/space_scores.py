@@ -66,6 +66,7 @@ __all__ = [
     "table_experiment",
 ]
 
+
 # ================================================================================================
 # 4. Experiments and applications
 # ================================================================================================
@@ -145,8 +146,16 @@ def score_table_spaces(
     mean, cov = gp.predict(X[union], full_cov=True)
     noise = _noise_var(gp, X) if include_noise else 0.0
     pred = predicted_scores_finite(
-        mean, cov, [pos[r] for r in rows_per_space], incumbent, b, rng,
-        n_batches=n_batches, n_samples=n_samples, replace=True, noise_var=noise,
+        mean,
+        cov,
+        [pos[r] for r in rows_per_space],
+        incumbent,
+        b,
+        rng,
+        n_batches=n_batches,
+        n_samples=n_samples,
+        replace=True,
+        noise_var=noise,
     )
     records: list[dict[str, Any]] = []
     for i, (space, rows) in enumerate(zip(spaces, rows_per_space, strict=True)):
@@ -154,12 +163,18 @@ def score_table_spaces(
         emp_wor = empirical_scores(y[rows], incumbent, b, replace=False)
         for j, bj in enumerate(b):
             for k in ALL_SCORES:
-                records.append({
-                    "space": space.label, "n_rows": int(rows.size), "budget": int(bj),
-                    "score": k, "predicted": float(pred[k][i, j]),
-                    "empirical": float(emp[k][j]), "empirical_norepl": float(emp_wor[k][j]),
-                    "incumbent": incumbent,
-                })
+                records.append(
+                    {
+                        "space": space.label,
+                        "n_rows": int(rows.size),
+                        "budget": int(bj),
+                        "score": k,
+                        "predicted": float(pred[k][i, j]),
+                        "empirical": float(emp[k][j]),
+                        "empirical_norepl": float(emp_wor[k][j]),
+                        "incumbent": incumbent,
+                    }
+                )
     return pd.DataFrame.from_records(records)
 
 
@@ -203,9 +218,17 @@ def table_experiment(
         for r in range(repeats):
             rng = np.random.default_rng([seed, 0, int(n), r])
             seed_rows = rng.choice(table.n_rows, size=int(n), replace=False)
-            f = score_table_spaces(table, cands, seed_rows, b, rng, kernel=kernel,
-                                   n_batches=n_batches, n_samples=n_samples,
-                                   include_noise=include_noise)
+            f = score_table_spaces(
+                table,
+                cands,
+                seed_rows,
+                b,
+                rng,
+                kernel=kernel,
+                n_batches=n_batches,
+                n_samples=n_samples,
+                include_noise=include_noise,
+            )
             f.insert(0, "repeat", r)
             f.insert(0, "seed_size", int(n))
             f.insert(0, "task", task)
@@ -250,8 +273,9 @@ def synthetic_experiment(
     b = check_budgets(budgets)
     if repeats < 1:
         raise ValueError(f"repeats must be >= 1; got {repeats}")
-    boxes = random_boxes(fn.dim, tuple(fractions), boxes_per_fraction,
-                         np.random.default_rng([seed, 1]))
+    boxes = random_boxes(
+        fn.dim, tuple(fractions), boxes_per_fraction, np.random.default_rng([seed, 1])
+    )
     dense_rng = np.random.default_rng([seed, 2])
     truth = [fn(dense_sample(box, dense, dense_rng)) for _, box in boxes]
     records: list[dict[str, Any]] = []
@@ -266,18 +290,32 @@ def synthetic_experiment(
             gp = fit_seed_gp(Xs, ys, rng, kernel)
             for i, ((v, box), vals) in enumerate(zip(boxes, truth, strict=True)):
                 pred = predicted_scores_sampler(
-                    gp, box.sample, incumbent, b, rng, n_batches=n_batches,
-                    n_samples=n_samples, include_noise=include_noise,
+                    gp,
+                    box.sample,
+                    incumbent,
+                    b,
+                    rng,
+                    n_batches=n_batches,
+                    n_samples=n_samples,
+                    include_noise=include_noise,
                 )
                 emp = empirical_scores(vals, incumbent, b, replace=True)
                 for j, bj in enumerate(b):
                     for k in ALL_SCORES:
-                        records.append({
-                            "function": function, "seed_size": int(n), "repeat": r,
-                            "space": f"box{i}", "fraction": v, "budget": int(bj), "score": k,
-                            "predicted": float(pred[k][j]), "empirical": float(emp[k][j]),
-                            "incumbent": incumbent,
-                        })
+                        records.append(
+                            {
+                                "function": function,
+                                "seed_size": int(n),
+                                "repeat": r,
+                                "space": f"box{i}",
+                                "fraction": v,
+                                "budget": int(bj),
+                                "score": k,
+                                "predicted": float(pred[k][j]),
+                                "empirical": float(emp[k][j]),
+                                "incumbent": incumbent,
+                            }
+                        )
     return pd.DataFrame.from_records(records)
 
 
@@ -346,16 +384,24 @@ def calibration(frame: pd.DataFrame, score: str = "mean-b-ei") -> pd.DataFrame:
         over=lambda d: (d["predicted"] > d["empirical"]).astype(float)
     )
     keys = [c for c in ("task", "function", "seed_size") if c in sub.columns] + ["budget"]
-    g = sub.groupby(keys, sort=True).agg(
-        predicted=("predicted", "mean"), empirical=("empirical", "mean"),
-        overestimated=("over", "mean"),
-    ).reset_index()
+    g = (
+        sub.groupby(keys, sort=True)
+        .agg(
+            predicted=("predicted", "mean"),
+            empirical=("empirical", "mean"),
+            overestimated=("over", "mean"),
+        )
+        .reset_index()
+    )
     g["ratio"] = g["predicted"] / g["empirical"].where(g["empirical"] != 0)
     return g
 
 
 def prune_spaces(
-    frame: pd.DataFrame, budget: int, score: str = "mean-b-ei", fraction: float = 0.5,
+    frame: pd.DataFrame,
+    budget: int,
+    score: str = "mean-b-ei",
+    fraction: float = 0.5,
     empirical: str = "empirical",
 ) -> pd.DataFrame:
     """Prune the predicted-worst ``fraction`` of spaces at ``budget`` (paper, Section 3.1).
@@ -381,14 +427,18 @@ def prune_spaces(
         pruned = pred_rank <= k
         e = g[empirical].to_numpy()
         key_t = key if isinstance(key, tuple) else (key,)
-        rows.append({
-            **dict(zip(keys, key_t, strict=True)), "budget": budget, "n_spaces": n,
-            "n_pruned": k,
-            "best_kept": bool(np.any(~pruned & (e >= e.max()))),
-            "precision": float(np.mean(emp_rank[pruned] <= k)) if k else np.nan,
-            "empirical_kept": float(e[~pruned].mean()),
-            "empirical_pruned": float(e[pruned].mean()) if k else np.nan,
-        })
+        rows.append(
+            {
+                **dict(zip(keys, key_t, strict=True)),
+                "budget": budget,
+                "n_spaces": n,
+                "n_pruned": k,
+                "best_kept": bool(np.any(~pruned & (e >= e.max()))),
+                "precision": float(np.mean(emp_rank[pruned] <= k)) if k else np.nan,
+                "empirical_kept": float(e[~pruned].mean()),
+                "empirical_pruned": float(e[pruned].mean()) if k else np.nan,
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -474,23 +524,39 @@ def select_and_search(
     for t in range(trials):
         rng = np.random.default_rng([seed, 0, seed_size, t])
         seed_rows = rng.choice(table.n_rows, size=seed_size, replace=False)
-        f = score_table_spaces(table, cands, seed_rows, [budget], rng,
-                               n_batches=n_batches, n_samples=n_samples)
+        f = score_table_spaces(
+            table, cands, seed_rows, [budget], rng, n_batches=n_batches, n_samples=n_samples
+        )
         f = f[f["score"] == score]
         best = f.loc[f["predicted"].idxmax()]
         sel = cands[[c.label for c in cands].index(best["space"])]
         sel_rows = space_rows(sel, table.configs)
         for k, method in enumerate(methods):
-            for where, rows, label in (("selected", sel_rows, sel.label),
-                                       ("full", all_rows, "full")):
-                curve = search_in_rows(method, X, y, rows, budget,
-                                       np.random.default_rng([seed, 3, t, k]), n_init=n_init)
-                records.append({
-                    "trial": t, "method": method, "where": where, "space": label,
-                    "n_rows": int(rows.size), "best": float(curve[-1]),
-                    "incumbent": float(best["incumbent"]),
-                    "final": max(float(curve[-1]), float(best["incumbent"])),
-                })
+            for where, rows, label in (
+                ("selected", sel_rows, sel.label),
+                ("full", all_rows, "full"),
+            ):
+                curve = search_in_rows(
+                    method,
+                    X,
+                    y,
+                    rows,
+                    budget,
+                    np.random.default_rng([seed, 3, t, k]),
+                    n_init=n_init,
+                )
+                records.append(
+                    {
+                        "trial": t,
+                        "method": method,
+                        "where": where,
+                        "space": label,
+                        "n_rows": int(rows.size),
+                        "best": float(curve[-1]),
+                        "incumbent": float(best["incumbent"]),
+                        "final": max(float(curve[-1]), float(best["incumbent"])),
+                    }
+                )
     return pd.DataFrame.from_records(records)
 
 
@@ -517,14 +583,23 @@ def compare_spaces(
         Per (repeat, budget): predicted and empirical scores of A and B (with replacement and
         without), and whether the predicted and empirical verdicts (A > B) agree.
     """
-    frame = table_experiment(task, [space_a, space_b], seed_sizes=(seed_size,),
-                             repeats=repeats, budgets=budgets, seed=seed)
+    frame = table_experiment(
+        task,
+        [space_a, space_b],
+        seed_sizes=(seed_size,),
+        repeats=repeats,
+        budgets=budgets,
+        seed=seed,
+    )
     sub = _check_score(frame, score)
     labels = list(dict.fromkeys(sub["space"]))
     if len(labels) != 2:
         raise ValueError(f"spaces {space_a!r} and {space_b!r} are the same space")
-    wide = sub.pivot_table(index=["repeat", "budget"], columns="space",
-                           values=["predicted", "empirical", "empirical_norepl"])
+    wide = sub.pivot_table(
+        index=["repeat", "budget"],
+        columns="space",
+        values=["predicted", "empirical", "empirical_norepl"],
+    )
     out = pd.DataFrame(index=wide.index)
     for col in ("predicted", "empirical", "empirical_norepl"):
         out[f"{col}_a"] = wide[(col, labels[0])]

@@ -29,8 +29,16 @@ from nmthpo.studies.ganapathy.study import (
     ga_studies,
 )
 
-__all__ = ["BASELINE_RULES", "GA_RULE_ALTERNATIVES", "LONG_FACTOR", "LONG_RULES",
-           "baseline_rule_table", "ga_rule_table", "long_rule_table", "paper_sigma"]
+__all__ = [
+    "BASELINE_RULES",
+    "GA_RULE_ALTERNATIVES",
+    "LONG_FACTOR",
+    "LONG_RULES",
+    "baseline_rule_table",
+    "ga_rule_table",
+    "long_rule_table",
+    "paper_sigma",
+]
 
 
 #: Candidate counting rules of the random baseline (Section 4.2): name -> (init_replacement,
@@ -58,7 +66,9 @@ GA_RULE_ALTERNATIVES: dict[str, dict[str, Any]] = {
     "integer roulette (0 to 100)": {"roulette_draw": "integer"},
     "distinct parents": {"distinct_parents": True},
     "stop after an addition, initial rows not in the history": {
-        "stop_test": "addition", "memory": "introduced"},
+        "stop_test": "addition",
+        "memory": "introduced",
+    },
 }
 
 #: The m = 25 experiment: the pinned rules and the two readings that raise the large
@@ -66,7 +76,9 @@ GA_RULE_ALTERNATIVES: dict[str, dict[str, Any]] = {
 LONG_RULES: dict[str, dict[str, Any]] = {
     "pinned": {},
     "stop after an addition, initial rows not in the history": {
-        "stop_test": "addition", "memory": "introduced"},
+        "stop_test": "addition",
+        "memory": "introduced",
+    },
 }
 
 #: Trials of :func:`long_rule_table`, in multiples of the study's.
@@ -89,8 +101,10 @@ def _paper_sizes(init_pops: Sequence[int]) -> tuple[int, ...]:
     sizes = tuple(int(m) for m in init_pops)
     missing = [m for m in sizes if m not in PAPER_GA]
     if not sizes or missing:
-        raise ValueError(f"the paper reports initial population sizes {sorted(PAPER_GA)} only; "
-                         f"got {list(sizes)} -- choose sizes among them")
+        raise ValueError(
+            f"the paper reports initial population sizes {sorted(PAPER_GA)} only; "
+            f"got {list(sizes)} -- choose sizes among them"
+        )
     return sizes
 
 
@@ -124,8 +138,11 @@ def baseline_rule_table(
     n, b = table.n_rows, int((table.bleu >= target).sum())
     rows = []
     for name, (init_rep, base_rep) in (BASELINE_RULES if rules is None else rules).items():
-        row: dict[str, Any] = {"rule": name, "init_replacement": init_rep,
-                               "baseline_replacement": base_rep}
+        row: dict[str, Any] = {
+            "rule": name,
+            "init_replacement": init_rep,
+            "baseline_replacement": base_rep,
+        }
         c2 = c2t = 0.0
         zmax = 0.0
         for m in sizes:
@@ -137,9 +154,15 @@ def baseline_rule_table(
             c2t += sum(((v - mu) / sqrt(var / iterations)) ** 2 for v in trials)
             row[str(m)] = mu
         ntr = sum(len(PAPER_BASELINE_TRIALS[m]) for m in sizes)
-        row.update(chi2=c2, dof=len(sizes), p=float(chi2_dist.sf(c2, len(sizes))),
-                   chi2_trials=c2t, dof_trials=ntr, p_trials=float(chi2_dist.sf(c2t, ntr)),
-                   max_abs_z=zmax)
+        row.update(
+            chi2=c2,
+            dof=len(sizes),
+            p=float(chi2_dist.sf(c2, len(sizes))),
+            chi2_trials=c2t,
+            dof_trials=ntr,
+            p_trials=float(chi2_dist.sf(c2t, ntr)),
+            max_abs_z=zmax,
+        )
         rows.append(row)
     return pd.DataFrame(rows).set_index("rule")
 
@@ -168,8 +191,9 @@ def ga_rule_table(
 
     sizes = _paper_sizes(init_pops)
     alts = GA_RULE_ALTERNATIVES if alternatives is None else alternatives
-    studies = ga_studies([dict(kw) for kw in alts.values()], task, target, sizes, iterations,
-                         trials, seed, jobs=jobs)
+    studies = ga_studies(
+        [dict(kw) for kw in alts.values()], task, target, sizes, iterations, trials, seed, jobs=jobs
+    )
     rows = []
     for name, study in zip(alts, studies, strict=True):
         avg, se = study.average("ga"), study.std_error("ga")
@@ -204,5 +228,13 @@ def long_rule_table(
     """
     if isinstance(factor, bool) or int(factor) != factor or factor < 1:
         raise ValueError(f"factor must be an integer >= 1, got {factor!r}")
-    return ga_rule_table(task, target, init_pops, iterations, trials * int(factor), seed,
-                         LONG_RULES if alternatives is None else alternatives, jobs)
+    return ga_rule_table(
+        task,
+        target,
+        init_pops,
+        iterations,
+        trials * int(factor),
+        seed,
+        LONG_RULES if alternatives is None else alternatives,
+        jobs,
+    )

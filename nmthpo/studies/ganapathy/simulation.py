@@ -157,23 +157,27 @@ class GARules:
         if not 0.0 <= self.mutation_rate <= 1.0:
             raise ValueError(f"mutation_rate must be in [0, 1], got {self.mutation_rate}")
         if self.count_mutants not in ("none", "new", "all"):
-            raise ValueError(f"count_mutants must be 'none', 'new' or 'all', got "
-                             f"{self.count_mutants!r}")
+            raise ValueError(
+                f"count_mutants must be 'none', 'new' or 'all', got {self.count_mutants!r}"
+            )
         if self.mutation_draw not in ("row", "value"):
             raise ValueError(f"mutation_draw must be 'row' or 'value', got {self.mutation_draw!r}")
         if self.memory not in ("history", "population", "introduced"):
-            raise ValueError(f"memory must be 'history', 'population' or 'introduced', got "
-                             f"{self.memory!r}")
+            raise ValueError(
+                f"memory must be 'history', 'population' or 'introduced', got {self.memory!r}"
+            )
         if self.stop_test not in ("cycle", "addition"):
             raise ValueError(f"stop_test must be 'cycle' or 'addition', got {self.stop_test!r}")
         if self.roulette_draw not in ("uniform", "integer"):
-            raise ValueError(f"roulette_draw must be 'uniform' or 'integer', got "
-                             f"{self.roulette_draw!r}")
+            raise ValueError(
+                f"roulette_draw must be 'uniform' or 'integer', got {self.roulette_draw!r}"
+            )
         return self
 
 
-def _crossover(p1: Sequence[int], p2: Sequence[int], two_point: bool, u: Uniforms,
-               d: int) -> tuple[int, ...]:
+def _crossover(
+    p1: Sequence[int], p2: Sequence[int], two_point: bool, u: Uniforms, d: int
+) -> tuple[int, ...]:
     """One child of ``p1`` and ``p2``; cut points drawn from ``u`` (left cut first)."""
     if two_point:
         return two_point_crossover(p1, p2, u.integer(d + 1), u.integer(d + 1))
@@ -298,8 +302,14 @@ def _replaced_index(fit: list[float], u: Uniforms, weighted: bool) -> int:
 
 
 def _mutate(
-    pop: list[tuple[int, ...]], fit: list[float], weakest: int, seen: set[tuple[int, ...]],
-    fitness_of: Mapping[tuple[int, ...], float], cols: list[list[int]], n: int, u: Uniforms,
+    pop: list[tuple[int, ...]],
+    fit: list[float],
+    weakest: int,
+    seen: set[tuple[int, ...]],
+    fitness_of: Mapping[tuple[int, ...], float],
+    cols: list[list[int]],
+    n: int,
+    u: Uniforms,
     rules: GARules,
 ) -> int:
     """Mutate one random non-weakest individual in place; return 1 if it counts as added."""
@@ -325,8 +335,14 @@ def _mutation_pools(space: GeneSpace, draw: str) -> list[list[int]]:
 
 
 def _generational(
-    space: GeneSpace, pop: list[tuple[int, ...]], fit: list[float], count: int, target: float,
-    u: Uniforms, rules: GARules, trace: list[list[tuple[int, ...]]] | None = None,
+    space: GeneSpace,
+    pop: list[tuple[int, ...]],
+    fit: list[float],
+    count: int,
+    target: float,
+    u: Uniforms,
+    rules: GARules,
+    trace: list[list[tuple[int, ...]]] | None = None,
 ) -> int:
     """Generational variant: breed ``m`` new offspring, then replace the whole population.
 

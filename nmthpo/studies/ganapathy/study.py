@@ -24,9 +24,19 @@ from nmthpo.studies.ganapathy.baseline import baseline_counts
 from nmthpo.studies.ganapathy.simulation import GARules, Uniforms, ga_count
 
 __all__ = [
-    "FAIR_RULES", "PAPER_BASELINE", "PAPER_BASELINE_TRIALS", "PAPER_COUNTS", "PAPER_DIFFERENCE",
-    "PAPER_GA", "PAPER_GA_TRIALS", "PAPER_ITERATIONS", "GAStudy", "StudyRules", "ga_studies",
-    "ga_study", "initial_populations",
+    "FAIR_RULES",
+    "PAPER_BASELINE",
+    "PAPER_BASELINE_TRIALS",
+    "PAPER_COUNTS",
+    "PAPER_DIFFERENCE",
+    "PAPER_GA",
+    "PAPER_GA_TRIALS",
+    "PAPER_ITERATIONS",
+    "GAStudy",
+    "StudyRules",
+    "ga_studies",
+    "ga_study",
+    "initial_populations",
 ]
 
 #: The paper's results (Ganapathy 2020, Tables 2-4): initial population size -> value.
@@ -38,13 +48,20 @@ PAPER_ITERATIONS = 1000
 PAPER_COUNTS = 3 * PAPER_ITERATIONS
 #: Per-trial values of Tables 2 and 3 (trials 1-3).
 PAPER_GA_TRIALS: dict[int, tuple[float, float, float]] = {
-    5: (20.056, 19.91, 20.247), 10: (21.011, 20.739, 20.392), 15: (23.91, 23.933, 23.54),
-    20: (27.555, 28.019, 27.267), 25: (31.475, 30.816, 32.099),
+    5: (20.056, 19.91, 20.247),
+    10: (21.011, 20.739, 20.392),
+    15: (23.91, 23.933, 23.54),
+    20: (27.555, 28.019, 27.267),
+    25: (31.475, 30.816, 32.099),
 }
 PAPER_BASELINE_TRIALS: dict[int, tuple[float, float, float]] = {
-    5: (20.435, 21.949, 21.891), 10: (23.513, 22.545, 23.29), 15: (26.056, 25.611, 25.345),
-    20: (28.332, 28.292, 28.365), 25: (31.857, 30.819, 32.117),
+    5: (20.435, 21.949, 21.891),
+    10: (23.513, 22.545, 23.29),
+    15: (26.056, 25.611, 25.345),
+    20: (28.332, 28.292, 28.365),
+    25: (31.857, 30.819, 32.117),
 }
+
 
 @dataclass(frozen=True)
 class StudyRules:
@@ -62,8 +79,11 @@ class StudyRules:
 #: The fair count of Section 5's open question: only distinct table rows count (initial rows
 #: distinct, no re-draws, offspring not in the table free, new existing mutants count).
 FAIR_RULES: dict[str, Any] = {
-    "init_replacement": False, "baseline_replacement": False, "count_invalid": False,
-    "count_mutants": "new", "check_initial": True,
+    "init_replacement": False,
+    "baseline_replacement": False,
+    "count_invalid": False,
+    "count_mutants": "new",
+    "check_initial": True,
 }
 
 
@@ -80,8 +100,10 @@ class GAStudy:
         """Trial averages: a row per initial population size, a column per trial."""
         counts = self.ga_counts if which == "ga" else self.baseline_counts
         return pd.DataFrame(
-            {f"trial {t + 1}": [counts[m][t].mean() for m in self.init_pops]
-             for t in range(counts[self.init_pops[0]].shape[0])},
+            {
+                f"trial {t + 1}": [counts[m][t].mean() for m in self.init_pops]
+                for t in range(counts[self.init_pops[0]].shape[0])
+            },
             index=pd.Index(self.init_pops, name="init_pop"),
         )
 
@@ -93,8 +115,10 @@ class GAStudy:
     def std_error(self, which: str) -> pd.Series:
         """Standard error of :meth:`average` (sample std of the counts / sqrt(#counts))."""
         counts = self.ga_counts if which == "ga" else self.baseline_counts
-        return pd.Series({m: float(counts[m].std(ddof=1) / sqrt(counts[m].size))
-                          for m in self.init_pops}, name=which)
+        return pd.Series(
+            {m: float(counts[m].std(ddof=1) / sqrt(counts[m].size)) for m in self.init_pops},
+            name=which,
+        )
 
     def difference(self) -> pd.Series:
         """Baseline minus GA average (Table 4; positive means the GA needs fewer)."""
@@ -102,8 +126,15 @@ class GAStudy:
 
     def difference_se(self) -> pd.Series:
         """Standard error of the paired difference (shared initial populations)."""
-        return pd.Series({m: float((self.baseline_counts[m] - self.ga_counts[m]).std(ddof=1)
-                                   / sqrt(self.ga_counts[m].size)) for m in self.init_pops})
+        return pd.Series(
+            {
+                m: float(
+                    (self.baseline_counts[m] - self.ga_counts[m]).std(ddof=1)
+                    / sqrt(self.ga_counts[m].size)
+                )
+                for m in self.init_pops
+            }
+        )
 
     def table(self) -> pd.DataFrame:
         """Reproduced averages beside the paper's, with standard errors and z-scores."""
@@ -124,6 +155,7 @@ class GAStudy:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready summary: keys ``ga``, ``baseline`` (size as string -> average) and more."""
+
         def keyed(s: pd.Series) -> dict[str, float]:
             return {str(k): round(float(v), 4) for k, v in s.items()}
 
@@ -131,14 +163,23 @@ class GAStudy:
             "ga": keyed(self.average("ga")),
             "baseline": keyed(self.average("baseline")),
             "difference": keyed(self.difference()),
-            "std_error": {"ga": keyed(self.std_error("ga")),
-                          "baseline": keyed(self.std_error("baseline")),
-                          "difference": keyed(self.difference_se())},
-            "per_trial": {w: {str(m): [round(float(v), 4) for v in self.per_trial(w).loc[m]]
-                              for m in self.init_pops} for w in ("ga", "baseline")},
-            "paper": {"ga": {str(k): v for k, v in PAPER_GA.items()},
-                      "baseline": {str(k): v for k, v in PAPER_BASELINE.items()},
-                      "difference": {str(k): v for k, v in PAPER_DIFFERENCE.items()}},
+            "std_error": {
+                "ga": keyed(self.std_error("ga")),
+                "baseline": keyed(self.std_error("baseline")),
+                "difference": keyed(self.difference_se()),
+            },
+            "per_trial": {
+                w: {
+                    str(m): [round(float(v), 4) for v in self.per_trial(w).loc[m]]
+                    for m in self.init_pops
+                }
+                for w in ("ga", "baseline")
+            },
+            "paper": {
+                "ga": {str(k): v for k, v in PAPER_GA.items()},
+                "baseline": {str(k): v for k, v in PAPER_BASELINE.items()},
+                "difference": {str(k): v for k, v in PAPER_DIFFERENCE.items()},
+            },
             "rules": self.rules.as_dict(),
         }
 
@@ -227,14 +268,25 @@ def ga_study(
         raise ValueError(f"seed must be >= 0, got {seed}")
     sizes = _check_sizes(init_pops, table.n_rows, init_replacement)
     rules = StudyRules(
-        target, init_replacement, baseline_replacement,
-        GARules(mutation_rate=mutation_rate, count_invalid=count_invalid,
-                count_mutants=count_mutants, memory=memory, mutation_draw=mutation_draw,
-                count_duplicates=count_duplicates, check_initial=check_initial,
-                mutation_before_selection=mutation_before_selection,
-                weighted_replacement=weighted_replacement, two_point=two_point,
-                generational=generational, stop_test=stop_test, roulette_draw=roulette_draw,
-                distinct_parents=distinct_parents).validate(),
+        target,
+        init_replacement,
+        baseline_replacement,
+        GARules(
+            mutation_rate=mutation_rate,
+            count_invalid=count_invalid,
+            count_mutants=count_mutants,
+            memory=memory,
+            mutation_draw=mutation_draw,
+            count_duplicates=count_duplicates,
+            check_initial=check_initial,
+            mutation_before_selection=mutation_before_selection,
+            weighted_replacement=weighted_replacement,
+            two_point=two_point,
+            generational=generational,
+            stop_test=stop_test,
+            roulette_draw=roulette_draw,
+            distinct_parents=distinct_parents,
+        ).validate(),
     )
     is_hit = table.bleu >= target
     ga: dict[int, np.ndarray] = {}
@@ -243,13 +295,19 @@ def ga_study(
         ga[m] = np.empty((trials, iterations), dtype=np.int64)
         base[m] = np.empty((trials, iterations), dtype=np.int64)
         for t in range(trials):
-            init = initial_populations(table.n_rows, m, iterations,
-                                       np.random.default_rng([seed, t, m, 0]), init_replacement)
+            init = initial_populations(
+                table.n_rows,
+                m,
+                iterations,
+                np.random.default_rng([seed, t, m, 0]),
+                init_replacement,
+            )
             u = Uniforms(np.random.default_rng([seed, t, m, 1]))
             ga[m][t] = [ga_count(space, row, target, u, rules.ga) for row in init.tolist()]
             if run_baseline:
-                base[m][t] = baseline_counts(is_hit, init, np.random.default_rng([seed, t, m, 2]),
-                                             baseline_replacement)
+                base[m][t] = baseline_counts(
+                    is_hit, init, np.random.default_rng([seed, t, m, 2]), baseline_replacement
+                )
             else:
                 base[m][t] = 0
     return GAStudy(rules, sizes, ga, base)
@@ -276,12 +334,21 @@ def ga_studies(
     """
     if isinstance(jobs, bool) or int(jobs) != jobs or jobs < 1:
         raise ValueError(f"jobs must be an integer >= 1; got {jobs!r}")
-    calls = [dict(task=task, target=target, init_pops=tuple(init_pops), iterations=iterations,
-                  trials=trials, seed=seed, run_baseline=baseline_first and i == 0, **kw)
-             for i, kw in enumerate(rules)]
+    calls = [
+        dict(
+            task=task,
+            target=target,
+            init_pops=tuple(init_pops),
+            iterations=iterations,
+            trials=trials,
+            seed=seed,
+            run_baseline=baseline_first and i == 0,
+            **kw,
+        )
+        for i, kw in enumerate(rules)
+    ]
     if jobs == 1 or len(calls) < 2:
         return [ga_study(**c) for c in calls]
     from joblib import Parallel, delayed
 
-    return list(Parallel(n_jobs=min(int(jobs), len(calls)))(
-        delayed(ga_study)(**c) for c in calls))
+    return list(Parallel(n_jobs=min(int(jobs), len(calls)))(delayed(ga_study)(**c) for c in calls))

@@ -75,18 +75,53 @@ from nmthpo.studies.ganapathy.study import (
 
 __all__ = [
     # the chapter's tables (this module)
-    "GA_CACHE_VERSION", "VARIANTS", "cached_table", "cells_for_reading", "fair_comparison",
-    "for_reading", "paper_comparison", "paper_text", "protocol_comparison",
-    "protocol_for_reading", "trials_for_reading", "variant_table",
+    "GA_CACHE_VERSION",
+    "VARIANTS",
+    "cached_table",
+    "cells_for_reading",
+    "fair_comparison",
+    "for_reading",
+    "paper_comparison",
+    "paper_text",
+    "protocol_comparison",
+    "protocol_for_reading",
+    "trials_for_reading",
+    "variant_table",
     # re-exported from the modules above
-    "BASELINE_RULES", "FAIR_RULES", "GA_RULE_ALTERNATIVES", "LONG_FACTOR", "LONG_RULES",
-    "MAX_CYCLES", "PAPER_BASELINE", "PAPER_BASELINE_TRIALS", "PAPER_COUNTS",
-    "PAPER_DIFFERENCE", "PAPER_GA", "PAPER_GA_TRIALS", "PAPER_ITERATIONS", "GARules",
-    "GAStudy", "GeneSpace", "StudyRules", "Uniforms", "baseline_counts", "baseline_expectation",
-    "baseline_rule_table", "ga_count", "ga_rule_table", "ga_studies", "ga_study",
-    "initial_populations", "long_rule_table", "paper_sigma",
-    "mutation_candidates", "one_point_crossover", "roulette", "selection_probabilities",
-    "two_point_crossover", "weakest_index",
+    "BASELINE_RULES",
+    "FAIR_RULES",
+    "GA_RULE_ALTERNATIVES",
+    "LONG_FACTOR",
+    "LONG_RULES",
+    "MAX_CYCLES",
+    "PAPER_BASELINE",
+    "PAPER_BASELINE_TRIALS",
+    "PAPER_COUNTS",
+    "PAPER_DIFFERENCE",
+    "PAPER_GA",
+    "PAPER_GA_TRIALS",
+    "PAPER_ITERATIONS",
+    "GARules",
+    "GAStudy",
+    "GeneSpace",
+    "StudyRules",
+    "Uniforms",
+    "baseline_counts",
+    "baseline_expectation",
+    "baseline_rule_table",
+    "ga_count",
+    "ga_rule_table",
+    "ga_studies",
+    "ga_study",
+    "initial_populations",
+    "long_rule_table",
+    "paper_sigma",
+    "mutation_candidates",
+    "one_point_crossover",
+    "roulette",
+    "selection_probabilities",
+    "two_point_crossover",
+    "weakest_index",
 ]
 
 
@@ -120,10 +155,20 @@ def variant_table(
     worker processes simulate the variants (:func:`ga_studies`: the same table as one).
     """
     variants = VARIANTS if variants is None else variants
-    studies = ga_studies([dict(kw) for kw in variants.values()], task, target, init_pops,
-                         iterations, trials, seed, baseline_first=True, jobs=jobs)
+    studies = ga_studies(
+        [dict(kw) for kw in variants.values()],
+        task,
+        target,
+        init_pops,
+        iterations,
+        trials,
+        seed,
+        baseline_first=True,
+        jobs=jobs,
+    )
     rows: dict[str, dict[str, float]] = {
-        name: _row(study, "ga", with_se) for name, study in zip(variants, studies, strict=True)}
+        name: _row(study, "ga", with_se) for name, study in zip(variants, studies, strict=True)
+    }
     if studies:
         rows["baseline"] = _row(studies[0], "baseline", with_se)
     frame = pd.DataFrame.from_dict(rows, orient="index")
@@ -170,9 +215,19 @@ def fair_comparison(
     rows = []
     for m in study.init_pops:
         exact = baseline_expectation(n, b, m, replacement=False, init_replacement=False)[0]
-        rows.append({"init_pop": m, "ga": ga[m], "ga_se": ga_se[m], "random": rs[m],
-                     "random_se": rs_se[m], "random_exact": exact, "edge": diff[m],
-                     "edge_se": diff_se[m], "edge_z": diff[m] / diff_se[m]})
+        rows.append(
+            {
+                "init_pop": m,
+                "ga": ga[m],
+                "ga_se": ga_se[m],
+                "random": rs[m],
+                "random_se": rs_se[m],
+                "random_exact": exact,
+                "edge": diff[m],
+                "edge_se": diff_se[m],
+                "edge_z": diff[m] / diff_se[m],
+            }
+        )
     return pd.DataFrame(rows).set_index("init_pop")
 
 
@@ -222,17 +277,24 @@ def paper_comparison(study: GAStudy, which: str, k: float = 1.96) -> pd.DataFram
                 row[f"trial {t + 1} paper"] = pv
                 zt.append((pv - counts[t].mean()) / sigma_t)
             row["se trial"] = float(per_trial_se)
-            row["paper sd trial"] = float(np.std(ptr, ddof=1)) if ptr is not None and \
-                len(ptr) > 1 else np.nan
-            row["max |z| trial"] = float(np.nanmax(np.abs(zt))) if np.isfinite(zt).any() \
-                else np.nan
+            row["paper sd trial"] = (
+                float(np.std(ptr, ddof=1)) if ptr is not None and len(ptr) > 1 else np.nan
+            )
+            row["max |z| trial"] = float(np.nanmax(np.abs(zt))) if np.isfinite(zt).any() else np.nan
         avg = float(counts.mean())
         se = float(counts.std(ddof=1) / sqrt(counts.size))
         paper = paper_avg[which].get(m, np.nan)
         sigma = paper_sigma(se, counts.size)
         z = (paper - avg) / sigma
-        row.update({"average": avg, "paper": paper, "se": se, "z": z,
-                    **_ga_interval_verdict(avg, sigma, paper, k)})
+        row.update(
+            {
+                "average": avg,
+                "paper": paper,
+                "se": se,
+                "z": z,
+                **_ga_interval_verdict(avg, sigma, paper, k),
+            }
+        )
         rows.append(row)
     return pd.DataFrame(rows).set_index("init_pop")
 
@@ -245,8 +307,11 @@ def _ga_interval_verdict(ours: float, sigma: float, paper: float, k: float) -> d
 
     label = f"{2 * norm.cdf(k) - 1:.0%} CI"
     lo, hi = ours - k * sigma, ours + k * sigma
-    verdict = ("not testable" if not np.isfinite(paper) else
-               Covers(float(paper)).judge(Estimate(ours, lo, hi, quantity="evaluations"))[0])
+    verdict = (
+        "not testable"
+        if not np.isfinite(paper)
+        else Covers(float(paper)).judge(Estimate(ours, lo, hi, quantity="evaluations"))[0]
+    )
     return {f"{label} low": lo, f"{label} high": hi, "verdict": verdict}
 
 
@@ -266,10 +331,12 @@ def protocol_comparison(
         if col not in per_trial.columns:
             raise ValueError(f"per_trial lacks column {col!r}; pass per_trial_metrics' frame")
     if method not in set(per_trial["method"]):
-        raise ValueError(f"method {method!r} is not in the frame; it holds "
-                         f"{sorted(set(per_trial['method']))}")
-    wide = per_trial.pivot_table(index=["task", "trial"], columns="method", values=metric,
-                                 sort=False)
+        raise ValueError(
+            f"method {method!r} is not in the frame; it holds {sorted(set(per_trial['method']))}"
+        )
+    wide = per_trial.pivot_table(
+        index=["task", "trial"], columns="method", values=metric, sort=False
+    )
     rows = []
     for task in dict.fromkeys(per_trial["task"]):
         w = wide.loc[task]
@@ -279,9 +346,17 @@ def protocol_comparison(
             pair = w[[method, other]].dropna()
             d = pair[other] - pair[method]
             se = float(d.std(ddof=1) / sqrt(len(d))) if len(d) > 1 else np.nan
-            rows.append({"task": task, "vs": other, method: float(pair[method].mean()),
-                         "other": float(pair[other].mean()), "difference": float(d.mean()),
-                         "se": se, "z": float(d.mean()) / se if se and se > 0 else np.nan})
+            rows.append(
+                {
+                    "task": task,
+                    "vs": other,
+                    method: float(pair[method].mean()),
+                    "other": float(pair[other].mean()),
+                    "difference": float(d.mean()),
+                    "se": se,
+                    "z": float(d.mean()) / se if se and se > 0 else np.nan,
+                }
+            )
     return pd.DataFrame(rows).set_index(["task", "vs"])
 
 
@@ -289,11 +364,14 @@ def protocol_comparison(
 GA_CACHE_VERSION = 1
 
 _CACHEABLE: dict[str, Callable[..., pd.DataFrame]] = {
-    "variants": variant_table, "rules": ga_rule_table, "long": long_rule_table,
+    "variants": variant_table,
+    "rules": ga_rule_table,
+    "long": long_rule_table,
 }
 #: The default set each kind enters its key with (by content, so editing it invalidates).
 _DEFAULT_SETS: dict[str, tuple[str, Mapping[str, Any]]] = {
-    "variants": ("variants", VARIANTS), "rules": ("alternatives", GA_RULE_ALTERNATIVES),
+    "variants": ("variants", VARIANTS),
+    "rules": ("alternatives", GA_RULE_ALTERNATIVES),
     "long": ("alternatives", LONG_RULES),
 }
 
@@ -321,8 +399,9 @@ def _table_problem(kind: str, args: Mapping[str, Any], frame: pd.DataFrame) -> s
         index_name, rows = "rule", list(args["alternatives"])
         columns = [*(c for m in sizes for c in (m, f"{m} z")), "chi2", "dof", "p"]
     if frame.index.name != index_name or [str(r) for r in frame.index] != rows:
-        return f"its rows ({frame.index.name}: {list(frame.index)}) are not the {index_name}s " \
-               f"{rows}"
+        return (
+            f"its rows ({frame.index.name}: {list(frame.index)}) are not the {index_name}s {rows}"
+        )
     if list(frame.columns) != columns:
         return f"its columns {list(frame.columns)} are not {columns}"
     averages = frame[sizes].to_numpy(dtype=float)
@@ -381,9 +460,13 @@ def cached_table(
     payload = {"kind": kind, "params": args, "version": GA_CACHE_VERSION}
     filename = f"{kind}__{key(payload)}.parquet"
     path = Path(cache_dir if cache_dir is not None else cache_for("ga", filename)) / filename
-    cached = read_checked(path, payload, pd.read_parquet,
-                          lambda f: _table_problem(kind, args, f),
-                          require_checksum=not in_book_cache(path))
+    cached = read_checked(
+        path,
+        payload,
+        pd.read_parquet,
+        lambda f: _table_problem(kind, args, f),
+        require_checksum=not in_book_cache(path),
+    )
     if cached is not None:
         return cached
     frame = func(**params)
@@ -400,8 +483,9 @@ def paper_text(value: float) -> str:
     return "-" if value is None or not np.isfinite(value) else f"{value:.3f}"
 
 
-def for_reading(frame: pd.DataFrame, quantities: Mapping[str, str],
-                default: str | None = None) -> pd.DataFrame:
+def for_reading(
+    frame: pd.DataFrame, quantities: Mapping[str, str], default: str | None = None
+) -> pd.DataFrame:
     """``frame`` with each column in ``quantities`` printed by :func:`fmt` as that quantity.
 
     Columns not named are formatted as ``default`` when it is given and they are numeric, and
@@ -428,11 +512,16 @@ def cells_for_reading(comparison: pd.DataFrame) -> pd.DataFrame:
 
     lo_col, hi_col = [c for c in comparison.columns if str(c).endswith(("CI low", "CI high"))]
     label = lo_col[: -len(" low")]
-    rows = {m: {"paper": paper_text(r["paper"]),
-                f"ours [{label}]": fmt_interval(r["average"], r[lo_col], r[hi_col],
-                                                "evaluations"),
-                "se": fmt(r["se"]), "z": fmt(r["z"]), "verdict": r["verdict"]}
-            for m, r in comparison.iterrows()}
+    rows = {
+        m: {
+            "paper": paper_text(r["paper"]),
+            f"ours [{label}]": fmt_interval(r["average"], r[lo_col], r[hi_col], "evaluations"),
+            "se": fmt(r["se"]),
+            "z": fmt(r["z"]),
+            "verdict": r["verdict"],
+        }
+        for m, r in comparison.iterrows()
+    }
     out = pd.DataFrame.from_dict(rows, orient="index")
     out.index.name = "initial population"
     return out
@@ -447,8 +536,11 @@ def trials_for_reading(comparison: pd.DataFrame) -> pd.DataFrame:
     """
     from nmthpo.engine.numbers import fmt
 
-    trials = [c for c in comparison.columns if str(c).startswith("trial ")
-              and not str(c).endswith("paper")]
+    trials = [
+        c
+        for c in comparison.columns
+        if str(c).startswith("trial ") and not str(c).endswith("paper")
+    ]
     out = pd.DataFrame(index=comparison.index)
     for t in trials:
         out[f"{t} ours"] = [fmt(v, "evaluations") for v in comparison[t]]
@@ -459,8 +551,9 @@ def trials_for_reading(comparison: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def protocol_for_reading(per_trial: pd.DataFrame, method: str = "ga",
-                         metric: str = "ftb") -> pd.DataFrame:
+def protocol_for_reading(
+    per_trial: pd.DataFrame, method: str = "ga", metric: str = "ftb"
+) -> pd.DataFrame:
     """:func:`protocol_comparison` printed, the difference with its paired 95 % interval.
 
     ``other - method`` (positive: ``method`` needs fewer evaluations) with the percentile
@@ -471,14 +564,21 @@ def protocol_for_reading(per_trial: pd.DataFrame, method: str = "ga",
     from nmthpo.engine.stats import paired_difference
 
     comp = protocol_comparison(per_trial, method, metric)
-    wide = per_trial.pivot_table(index=["task", "trial"], columns="method", values=metric,
-                                 sort=False)
+    wide = per_trial.pivot_table(
+        index=["task", "trial"], columns="method", values=metric, sort=False
+    )
     rows = []
     for (task, other), r in comp.iterrows():
         pair = wide.loc[task][[method, other]].dropna()
         d = paired_difference(pair[other].to_numpy(float), pair[method].to_numpy(float))
-        rows.append({"task": task, "vs": other, method: fmt(r[method], "evaluations"),
-                     "other": fmt(r["other"], "evaluations"),
-                     f"other − {method} [95% CI]": fmt_interval(*d, "evaluations"),
-                     "z": fmt(r["z"])})
+        rows.append(
+            {
+                "task": task,
+                "vs": other,
+                method: fmt(r[method], "evaluations"),
+                "other": fmt(r["other"], "evaluations"),
+                f"other − {method} [95% CI]": fmt_interval(*d, "evaluations"),
+                "z": fmt(r["z"]),
+            }
+        )
     return pd.DataFrame(rows).set_index(["task", "vs"])

@@ -32,12 +32,12 @@ def subset_sources(target: str, n_sources: int, seed: int = 0) -> tuple[str, ...
     """
     pool = default_sources(target)
     if not 1 <= n_sources <= len(pool):
-        raise ValueError(f"n_sources must be between 1 and {len(pool)} for {target}, "
-                         f"got {n_sources}")
+        raise ValueError(
+            f"n_sources must be between 1 and {len(pool)} for {target}, got {n_sources}"
+        )
     rng = np.random.default_rng([seed, 5, TASKS.index(target)])
     pick = set(rng.choice(len(pool), size=n_sources, replace=False).tolist())
     return tuple(t for i, t in enumerate(pool) if i in pick)
-
 
 
 def static_experiment(
@@ -61,8 +61,10 @@ def static_experiment(
     specs = []
     for t in targets:
         srcs = default_sources(t) if n_sources is None else subset_sources(t, n_sources, seed)
-        specs += [RunSpec(m, t, seed=seed, budget=budget, sources=srcs, n_source=n_source)
-                  for m in methods]
+        specs += [
+            RunSpec(m, t, seed=seed, budget=budget, sources=srcs, n_source=n_source)
+            for m in methods
+        ]
     res = run_specs(specs, repeats, jobs, cache_dir, progress)
     return pd.concat([r.frame for r in res], ignore_index=True)
 
@@ -87,8 +89,11 @@ def dynamic_experiment(
         check_task(t)
     if len(set(order)) != len(order) or len(order) < 2:
         raise ValueError(f"order must list at least two distinct tasks; got {list(order)}")
-    specs = [RunSpec(m, order[i], seed=seed, budget=budget, sources=order[:i],
-                     n_source=n_source) for i in range(1, len(order)) for m in methods]
+    specs = [
+        RunSpec(m, order[i], seed=seed, budget=budget, sources=order[:i], n_source=n_source)
+        for i in range(1, len(order))
+        for m in methods
+    ]
     res = run_specs(specs, repeats, jobs, cache_dir, progress)
     frames = []
     for r in res:

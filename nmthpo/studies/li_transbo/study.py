@@ -112,14 +112,30 @@ __all__ = [
 #: Table 1 of the paper (dynamic transfer, 30 tasks per benchmark): method -> benchmark ->
 #: (number of 1st places, number of 2nd places).
 PAPER_TABLE1: dict[str, dict[str, tuple[int, int]]] = {
-    "pogpe": {"Adaboost": (0, 2), "Random Forest": (0, 1), "Extra Trees": (0, 2),
-              "LightGBM": (1, 2)},
-    "tst": {"Adaboost": (8, 12), "Random Forest": (9, 9), "Extra Trees": (7, 12),
-            "LightGBM": (10, 9)},
-    "rgpe": {"Adaboost": (8, 5), "Random Forest": (6, 14), "Extra Trees": (10, 9),
-             "LightGBM": (9, 10)},
-    "transbo": {"Adaboost": (14, 11), "Random Forest": (15, 6), "Extra Trees": (14, 7),
-                "LightGBM": (12, 10)},
+    "pogpe": {
+        "Adaboost": (0, 2),
+        "Random Forest": (0, 1),
+        "Extra Trees": (0, 2),
+        "LightGBM": (1, 2),
+    },
+    "tst": {
+        "Adaboost": (8, 12),
+        "Random Forest": (9, 9),
+        "Extra Trees": (7, 12),
+        "LightGBM": (10, 9),
+    },
+    "rgpe": {
+        "Adaboost": (8, 5),
+        "Random Forest": (6, 14),
+        "Extra Trees": (10, 9),
+        "LightGBM": (9, 10),
+    },
+    "transbo": {
+        "Adaboost": (14, 11),
+        "Random Forest": (15, 6),
+        "Extra Trees": (14, 7),
+        "LightGBM": (12, 10),
+    },
 }
 
 #: Section 1: TransBO is in the top 2 on 22.25 of 30 dynamic tasks (mean over benchmarks).
@@ -152,19 +168,27 @@ def setting_specs(name: str, tasks: Sequence[str] | None = None) -> list[RunSpec
     s = _setting(name)
     ts = _tasks(s, tasks)
     if s.kind == "dynamic":
-        return [RunSpec(m, ts[i], seed=SEED, budget=BUDGET, sources=ts[:i], n_source=N_SOURCE)
-                for i in range(1, len(ts)) for m in s.methods]
+        return [
+            RunSpec(m, ts[i], seed=SEED, budget=BUDGET, sources=ts[:i], n_source=N_SOURCE)
+            for i in range(1, len(ts))
+            for m in s.methods
+        ]
     out = []
     for t in ts:
-        srcs = default_sources(t) if s.n_sources is None else subset_sources(t, s.n_sources,
-                                                                             SEED)
-        out += [RunSpec(m, t, seed=SEED, budget=BUDGET, sources=srcs, n_source=N_SOURCE)
-                for m in s.methods]
+        srcs = default_sources(t) if s.n_sources is None else subset_sources(t, s.n_sources, SEED)
+        out += [
+            RunSpec(m, t, seed=SEED, budget=BUDGET, sources=srcs, n_source=N_SOURCE)
+            for m in s.methods
+        ]
     return out
 
 
-def missing_runs(name: str, tasks: Sequence[str] | None = None,
-                 cache_dir: str | Path | None = None, repeats: int = 1) -> list[str]:
+def missing_runs(
+    name: str,
+    tasks: Sequence[str] | None = None,
+    cache_dir: str | Path | None = None,
+    repeats: int = 1,
+) -> list[str]:
     """Cache stems of setting ``name`` without a finished Parquet file of ``repeats``
     repetitions (at least)."""
     cache = cache_path(cache_dir)
@@ -176,19 +200,28 @@ def missing_runs(name: str, tasks: Sequence[str] | None = None,
     return out
 
 
-def _run(name: str, repeats: int, tasks: Sequence[str] | None, jobs: int,
-         cache_dir: Path | None, progress: bool) -> pd.DataFrame:
+def _run(
+    name: str,
+    repeats: int,
+    tasks: Sequence[str] | None,
+    jobs: int,
+    cache_dir: Path | None,
+    progress: bool,
+) -> pd.DataFrame:
     s = _setting(name)
     ts = _tasks(s, tasks)
     if s.kind == "dynamic":
-        return dynamic_experiment(s.methods, ts, N_SOURCE, BUDGET, repeats, SEED, jobs,
-                                  cache_dir, progress)
-    return static_experiment(s.methods, ts, s.n_sources, N_SOURCE, BUDGET, repeats, SEED, jobs,
-                             cache_dir, progress)
+        return dynamic_experiment(
+            s.methods, ts, N_SOURCE, BUDGET, repeats, SEED, jobs, cache_dir, progress
+        )
+    return static_experiment(
+        s.methods, ts, s.n_sources, N_SOURCE, BUDGET, repeats, SEED, jobs, cache_dir, progress
+    )
 
 
-def compute_chapter4(jobs: int = 2, repeats: int = 30, cache_dir: str | Path | None = None,
-                     progress: bool = False) -> None:
+def compute_chapter4(
+    jobs: int = 2, repeats: int = 30, cache_dir: str | Path | None = None, progress: bool = False
+) -> None:
     """Run every experiment of :data:`CHAPTER_GRID` into the cache.
 
     Each setting gets ``min(setting.repeats, repeats)`` repetitions (``repeats=30`` is the
@@ -250,14 +283,16 @@ def load_setting(
             f"{len(missing)} run(s) of setting {name!r} with {r} repetitions are not in "
             f"{cache_path(cache_dir)} "
             f"(e.g. {missing[0]}); run nmthpo.studies.li_transbo.study.compute_chapter4() first "
-            "or pass use_cache=False")
+            "or pass use_cache=False"
+        )
     user = seed_user_cache(FOLDERS["transfer"], [sp.stem() for sp in setting_specs(name, tasks)])
     return _run(name, r, tasks, jobs, user, False)
 
 
 # -- tables --------------------------------------------------------------------------------------
-def rank_table(frame: pd.DataFrame, step: int, value: str = "rank",
-               interval: bool = False) -> pd.DataFrame:
+def rank_table(
+    frame: pd.DataFrame, step: int, value: str = "rank", interval: bool = False
+) -> pd.DataFrame:
     """Average rank (or ADTM) of every method at ``step``: one column per target, plus ``all``.
 
     ``value="rank"`` uses :func:`~nmthpo.engine.ranks.average_rank` (ties share the
@@ -317,8 +352,11 @@ def paper_table1_shares() -> pd.DataFrame:
     for m, by in PAPER_TABLE1.items():
         first = sum(v[0] for v in by.values())
         second = sum(v[1] for v in by.values())
-        rows[m] = {"paper 1st/120": first, "paper 2nd/120": second,
-                   "paper top2 share": (first + second) / (30 * len(by))}
+        rows[m] = {
+            "paper 1st/120": first,
+            "paper 2nd/120": second,
+            "paper top2 share": (first + second) / (30 * len(by)),
+        }
     return pd.DataFrame.from_dict(rows, orient="index")
 
 
@@ -349,8 +387,10 @@ def weight_summary(frame: pd.DataFrame, steps: Sequence[int] = (5, 10, 20, 50)) 
         tab[f"share p_T=1@{s}"] = one.xs(s, level="step")
     f = frame[frame["step"] >= 4].sort_values(["method", "target", "rep", "step"])
     jumps = f.groupby(["method", "target", "rep"])["target_weight"].apply(
-        lambda v: float(np.nanmean(np.abs(np.diff(v.to_numpy())))) if v.notna().sum() > 1
-        else np.nan)
+        lambda v: (
+            float(np.nanmean(np.abs(np.diff(v.to_numpy())))) if v.notna().sum() > 1 else np.nan
+        )
+    )
     tab["mean |dp|"] = jumps.groupby("method").mean()
     tab.index.name = "method"
     return tab
@@ -385,13 +425,17 @@ def overhead_specs(target: str = OVERHEAD_TARGET) -> dict[str, RunSpec]:
     the variants of :data:`OVERHEAD_VARIANTS`.
     """
     srcs = default_sources(target)
-    return {v: RunSpec(m, target, seed=SEED, budget=BUDGET, settings=dict(st), sources=srcs,
-                       n_source=N_SOURCE)
-            for v, (m, st) in OVERHEAD_VARIANTS.items()}
+    return {
+        v: RunSpec(
+            m, target, seed=SEED, budget=BUDGET, settings=dict(st), sources=srcs, n_source=N_SOURCE
+        )
+        for v, (m, st) in OVERHEAD_VARIANTS.items()
+    }
 
 
-def _overhead_frame(specs: dict[str, RunSpec], repeats: int, jobs: int,
-                    cache: Path | None, progress: bool) -> pd.DataFrame:
+def _overhead_frame(
+    specs: dict[str, RunSpec], repeats: int, jobs: int, cache: Path | None, progress: bool
+) -> pd.DataFrame:
     """Run ``repeats`` repetitions of every variant, one repetition of all variants at a time
     (so that every variant is timed under the same load), and tag each run's frame."""
     from nmthpo.engine.runner import run_specs
@@ -407,8 +451,12 @@ def _overhead_frame(specs: dict[str, RunSpec], repeats: int, jobs: int,
     return pd.concat(frames, ignore_index=True)
 
 
-def compute_overhead(repeats: int = OVERHEAD_REPEATS, jobs: int = 1,
-                     cache_dir: str | Path | None = None, progress: bool = False) -> None:
+def compute_overhead(
+    repeats: int = OVERHEAD_REPEATS,
+    jobs: int = 1,
+    cache_dir: str | Path | None = None,
+    progress: bool = False,
+) -> None:
     """Time every variant of :data:`OVERHEAD_VARIANTS` into the cache (interleaved by
     repetition). Without ``cache_dir``: the book's ``results/transfer/overhead`` under
     ``make results``, else the user cache."""
@@ -422,8 +470,12 @@ def compute_overhead(repeats: int = OVERHEAD_REPEATS, jobs: int = 1,
     _overhead_frame(overhead_specs(), repeats, jobs, cache, progress)
 
 
-def load_overhead(repeats: int | None = None, use_cache: bool = True,
-                  cache_dir: str | Path | None = None, jobs: int = 1) -> pd.DataFrame:
+def load_overhead(
+    repeats: int | None = None,
+    use_cache: bool = True,
+    cache_dir: str | Path | None = None,
+    jobs: int = 1,
+) -> pd.DataFrame:
     """The overhead experiment's tidy frame (a ``variant`` column before the runner's).
 
     ``repeats`` is capped at :data:`OVERHEAD_REPEATS`. ``use_cache`` reads the book's
@@ -441,9 +493,12 @@ def load_overhead(repeats: int | None = None, use_cache: bool = True,
         cache = Path(cache_dir)
     else:
         book = book_dir(OVERHEAD_FOLDER)
-        have = all((book / f"{sp.stem()}.parquet").exists()
-                   and pd.read_parquet(book / f"{sp.stem()}.parquet", columns=["rep"])[
-                       "rep"].nunique() >= r for sp in specs.values())
+        have = all(
+            (book / f"{sp.stem()}.parquet").exists()
+            and pd.read_parquet(book / f"{sp.stem()}.parquet", columns=["rep"])["rep"].nunique()
+            >= r
+            for sp in specs.values()
+        )
         if have or writing_results():
             cache = book
         else:
@@ -473,16 +528,27 @@ def overhead_variant_curves(frame: pd.DataFrame) -> pd.DataFrame:
     out = f.groupby(["variant", "step"], as_index=False)["cum_seconds"].mean()
     out = out.rename(columns={"variant": "method"})
     order = {v: i for i, v in enumerate(OVERHEAD_VARIANTS)}
-    return out.sort_values(["method", "step"], key=lambda c: c.map(order) if c.name == "method"
-                           else c).reset_index(drop=True)
+    return out.sort_values(
+        ["method", "step"], key=lambda c: c.map(order) if c.name == "method" else c
+    ).reset_index(drop=True)
 
 
 # -- prose -----------------------------------------------------------------------------------------
 #: How the prose names the methods.
 NAMES: dict[str, str] = {
-    "rs": "random search", "igp": "I-GP", "scot": "SCoT", "sgpr": "SGPR", "pogpe": "POGPE",
-    "tst": "TST", "tstm": "TST-M", "rgpe": "RGPE", "transbo": "TransBO",
-    "transbo-ms": "TransBO", "pogpe-ms": "POGPE", "tst-ms": "TST", "rgpe-ms": "RGPE",
+    "rs": "random search",
+    "igp": "I-GP",
+    "scot": "SCoT",
+    "sgpr": "SGPR",
+    "pogpe": "POGPE",
+    "tst": "TST",
+    "tstm": "TST-M",
+    "rgpe": "RGPE",
+    "transbo": "TransBO",
+    "transbo-ms": "TransBO",
+    "pogpe-ms": "POGPE",
+    "tst-ms": "TST",
+    "rgpe-ms": "RGPE",
 }
 
 
@@ -539,8 +605,13 @@ def part_glue(ev: object, scope: object, prefix: str = "ch4") -> dict[str, str]:
     return out
 
 
-def prose_values(ev: object, scope: object, claims_table: pd.DataFrame,
-                 findings_table: pd.DataFrame, crosscheck: str | None = None) -> dict[str, str]:
+def prose_values(
+    ev: object,
+    scope: object,
+    claims_table: pd.DataFrame,
+    findings_table: pd.DataFrame,
+    crosscheck: str | None = None,
+) -> dict[str, str]:
     """Every number, name and verdict the chapter's prose quotes, formatted (glue keys
     ``ch4.*``). ``ev`` and ``scope`` are :func:`nmthpo.studies.li_transbo.claims.evidence_for`'s."""
     import re
@@ -567,14 +638,18 @@ def prose_values(ev: object, scope: object, claims_table: pd.DataFrame,
     out["ch4.rank_noise"] = r(float(((t5[ci[1]] - t5[ci[0]]) / 2).mean()))
     out["ch4.adtm_noise"] = fmt(float(((a5[ci[1]] - a5[ci[0]]) / 2).mean()))
     tr = [m for m in t5.index if m not in ("rs", "igp")]
-    out["ch4.s5_tr_lo"], out["ch4.s5_tr_hi"] = r(t5.loc[tr, "all"].min()), r(
-        t5.loc[tr, "all"].max())
+    out["ch4.s5_tr_lo"], out["ch4.s5_tr_hi"] = (
+        r(t5.loc[tr, "all"].min()),
+        r(t5.loc[tr, "all"].max()),
+    )
     out["ch4.s5_igp"] = r(t5.loc["igp", "all"])
     out["ch4.s5_best"] = _name(t5.index[0])
     out["ch4.s5_worst_tr"] = _name(tr[-1])
     atr = [m for m in a5.index if m not in ("rs", "igp")]
-    out["ch4.a5_tr_lo"], out["ch4.a5_tr_hi"] = fmt(a5.loc[atr, "all"].min()), fmt(
-        a5.loc[atr, "all"].max())
+    out["ch4.a5_tr_lo"], out["ch4.a5_tr_hi"] = (
+        fmt(a5.loc[atr, "all"].min()),
+        fmt(a5.loc[atr, "all"].max()),
+    )
     out["ch4.a5_igp"], out["ch4.a5_rs"] = fmt(a5.loc["igp", "all"]), fmt(a5.loc["rs", "all"])
     worse = [m for m in atr if a5.loc[m, "all"] >= a5.loc["igp", "all"]]
     out["ch4.a5_not_below_igp"] = _names(worse) if worse else "none"
@@ -644,9 +719,14 @@ def prose_values(ev: object, scope: object, claims_table: pd.DataFrame,
         ot = overhead_table(ev.overhead)
         out["ch4.ox_target"] = str(ev.overhead["target"].iloc[0])
         out["ch4.ox_reps"] = str(int(ev.overhead.groupby("variant")["rep"].nunique().min()))
-        for v, key in (("transbo", "tb"), ("transbo, folds conditioned", "tbc"),
-                       ("scot", "scot"), ("scot, refit every trial", "scot1"),
-                       ("igp", "igp"), ("pogpe", "pogpe")):
+        for v, key in (
+            ("transbo", "tb"),
+            ("transbo, folds conditioned", "tbc"),
+            ("scot", "scot"),
+            ("scot, refit every trial", "scot1"),
+            ("igp", "igp"),
+            ("pogpe", "pogpe"),
+        ):
             out[f"ch4.ox_ms_{key}"] = fmt(ot.loc[v, "ms per suggestion"], "auto")
             out[f"ch4.ox_ratio_{key}"] = fmt(ot.loc[v, "/ POGPE"], "ratio")
         slow = ot.drop(index=[v for v in ot.index if v == "scot, refit every trial"])
@@ -668,8 +748,7 @@ def prose_values(ev: object, scope: object, claims_table: pd.DataFrame,
     counts = {s: rank_counts(dyn, step=s).sum(axis=1) for s in range(5, dlast + 1, 5)}
     lead = [s for s, c in counts.items() if c["transbo"] >= c.drop("transbo").max()]
     out["ch4.ex2_tb_leads"] = join([str(s) for s in lead]) if lead else "no trial"
-    out["ch4.ex2_tb_seq"] = ", ".join(str(int(c["transbo"])) for s, c in counts.items()
-                                      if s >= 25)
+    out["ch4.ex2_tb_seq"] = ", ".join(str(int(c["transbo"])) for s, c in counts.items() if s >= 25)
     rg = [s for s, c in counts.items() if c["rgpe"] >= c.drop("rgpe").max()]
     out["ch4.ex2_rgpe_leads"] = str(len(rg))
     out["ch4.ex2_n"] = str(len(counts))

@@ -63,7 +63,7 @@ def method_label(method: str) -> str:
 
 
 def tolerance(task: str, bleu_tolerance: float = 0.5, ppl_tolerance: float = 0.02) -> float:
-    """"Within reach of the best": ``bleu_tolerance`` BLEU on fine-tuned tasks,
+    """ "Within reach of the best": ``bleu_tolerance`` BLEU on fine-tuned tasks,
     ``ppl_tolerance`` times the best perplexity on scratch sets."""
     table = load_curves(task)
     return bleu_tolerance if table.maximise else ppl_tolerance * table.best_final
@@ -86,10 +86,17 @@ def _significant(frame: pd.DataFrame, digits: int = 10) -> pd.DataFrame:
     return out
 
 
-def run_metrics(method: str, task: str, trials: int = 100, seed: int = 0,
-                budget_curves: float = 30, tol: float | None = None, jobs: int = 1,
-                settings: Mapping[str, Any] | None = None, read_book: bool = True
-                ) -> pd.DataFrame:
+def run_metrics(
+    method: str,
+    task: str,
+    trials: int = 100,
+    seed: int = 0,
+    budget_curves: float = 30,
+    tol: float | None = None,
+    jobs: int = 1,
+    settings: Mapping[str, Any] | None = None,
+    read_book: bool = True,
+) -> pd.DataFrame:
     """Per-trial metrics of one (method, task) run, computed from the run's trials.
 
     The trials come from the one runner (:func:`nmthpo.engine.fidelity.run_curves`) and its
@@ -103,8 +110,16 @@ def run_metrics(method: str, task: str, trials: int = 100, seed: int = 0,
     tol = tolerance(task) if tol is None else float(tol)
     spec = CurveRunSpec(method, task, budget, int(seed), dict(settings or {}))
     cache = run_cache_dir(FOLDER, spec, trials) if read_book else user_dir(FOLDER)
-    res = run_curves(method, task, trials=trials, budget=budget, seed=seed,
-                     settings=settings, jobs=jobs, cache_dir=cache)
+    res = run_curves(
+        method,
+        task,
+        trials=trials,
+        budget=budget,
+        seed=seed,
+        settings=settings,
+        jobs=jobs,
+        cache_dir=cache,
+    )
     frame = _significant(trial_metrics(res.frame, table, budget, tol))
     frame.insert(0, "task", task)
     frame.insert(0, "method", method)
@@ -147,8 +162,9 @@ def data_summary(tasks: Sequence[str]) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index("task")
 
 
-def rank_correlation(tasks: Sequence[str], checkpoints: Sequence[int],
-                     raw: bool = False) -> pd.DataFrame:
+def rank_correlation(
+    tasks: Sequence[str], checkpoints: Sequence[int], raw: bool = False
+) -> pd.DataFrame:
     """Spearman correlation of the value at checkpoint ``k`` with the final value, per task.
 
     The value at ``k`` is the best so far (``raw=False``) or the raw value; a curve that ended
@@ -164,8 +180,14 @@ def rank_correlation(tasks: Sequence[str], checkpoints: Sequence[int],
             col = np.minimum(k, table.lengths) - 1
             at = (table.raw if raw else table.best)[np.arange(table.n_rows), col]
             rho = spearmanr(at, final).statistic
-            rows.append({"task": t, "checkpoint": int(k), "spearman": float(rho),
-                         "curves still running": int((table.lengths > k).sum())})
+            rows.append(
+                {
+                    "task": t,
+                    "checkpoint": int(k),
+                    "spearman": float(rho),
+                    "curves still running": int((table.lengths > k).sum()),
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -180,11 +202,16 @@ def sawtooth_table(tasks: Sequence[str], jump: float = 1.2) -> pd.DataFrame:
         r = table.raw
         with np.errstate(invalid="ignore"):
             jumps = np.nansum(r[:, 1:] > jump * r[:, :-1], axis=1)
-        rows.append({"task": t, "curves": table.n_rows,
-                     "with a jump": int((jumps >= 1).sum()),
-                     "sawtooth (>= 2 jumps)": int((jumps >= 2).sum()),
-                     "above 1000": int((np.nanmax(r, axis=1) > 1000).sum()),
-                     "minimum at checkpoint 1": int((table.final == r[:, 0]).sum())})
+        rows.append(
+            {
+                "task": t,
+                "curves": table.n_rows,
+                "with a jump": int((jumps >= 1).sum()),
+                "sawtooth (>= 2 jumps)": int((jumps >= 2).sum()),
+                "above 1000": int((np.nanmax(r, axis=1) > 1000).sum()),
+                "minimum at checkpoint 1": int((table.final == r[:, 0]).sum()),
+            }
+        )
     return pd.DataFrame(rows).set_index("task")
 
 
@@ -196,12 +223,21 @@ def summary_table(frame: pd.DataFrame, seed: int = 0) -> pd.DataFrame:
     for (t, m), g in frame.groupby(["task", "method"], sort=False):
         est, lo, hi = bootstrap_mean(g["regret"].to_numpy(), seed=seed)
         within = np.isfinite(g["cost_within"].to_numpy())
-        rows.append({"task": t, "method": method_label(m), "trials": len(g),
-                     "budget": int(g["budget"].iloc[0]), "regret": est, "95% CI low": lo,
-                     "95% CI high": hi, "cost": g["cost"].mean(), "configs": g["configs"].mean(),
-                     "within reach (%)": 100 * within.mean(),
-                     "checkpoints to reach": g["cost_within"][within].mean()
-                     if within.any() else np.nan})
+        rows.append(
+            {
+                "task": t,
+                "method": method_label(m),
+                "trials": len(g),
+                "budget": int(g["budget"].iloc[0]),
+                "regret": est,
+                "95% CI low": lo,
+                "95% CI high": hi,
+                "cost": g["cost"].mean(),
+                "configs": g["configs"].mean(),
+                "within reach (%)": 100 * within.mean(),
+                "checkpoints to reach": g["cost_within"][within].mean() if within.any() else np.nan,
+            }
+        )
     return pd.DataFrame(rows).round(3).set_index(["task", "method"])
 
 
@@ -219,16 +255,37 @@ def paired_table(frame: pd.DataFrame, baseline: str = "rs", seed: int = 0) -> pd
         for m, h in g[g["method"] != baseline].groupby("method", sort=False):
             h = h.sort_values("trial")
             n = min(len(base), len(h))
-            est, lo, hi = paired_difference(base["regret"].to_numpy()[:n],
-                                            h["regret"].to_numpy()[:n], seed=seed)
-            rows.append({"task": t, "method": method_label(m), "trials": n,
-                         f"regret({baseline}) - regret": est, "95% CI low": lo,
-                         "95% CI high": hi,
-                         "finding": ("n/a" if not (np.isfinite(lo) and np.isfinite(hi))
-                                     else "better" if lo > 0 else "worse" if hi < 0
-                                     else "tie")})
-    cols = ["task", "method", "trials", f"regret({baseline}) - regret", "95% CI low",
-            "95% CI high", "finding"]
+            est, lo, hi = paired_difference(
+                base["regret"].to_numpy()[:n], h["regret"].to_numpy()[:n], seed=seed
+            )
+            rows.append(
+                {
+                    "task": t,
+                    "method": method_label(m),
+                    "trials": n,
+                    f"regret({baseline}) - regret": est,
+                    "95% CI low": lo,
+                    "95% CI high": hi,
+                    "finding": (
+                        "n/a"
+                        if not (np.isfinite(lo) and np.isfinite(hi))
+                        else "better"
+                        if lo > 0
+                        else "worse"
+                        if hi < 0
+                        else "tie"
+                    ),
+                }
+            )
+    cols = [
+        "task",
+        "method",
+        "trials",
+        f"regret({baseline}) - regret",
+        "95% CI low",
+        "95% CI high",
+        "finding",
+    ]
     return pd.DataFrame(rows, columns=cols).round(3).set_index(["task", "method"])
 
 
@@ -243,10 +300,17 @@ def anytime_table(frame: pd.DataFrame, seed: int = 0) -> pd.DataFrame:
             if ok.mean() < 1:  # some trials have no recommendation yet
                 continue
             est, lo, hi = bootstrap_mean(v, seed=seed, n_boot=500)
-            rows.append({"task": t, "method": method_label(m),
-                         "share of budget": float(c.split("@")[1]),
-                         "checkpoints": float(c.split("@")[1]) * g["budget"].iloc[0],
-                         "regret": est, "low": lo, "high": hi})
+            rows.append(
+                {
+                    "task": t,
+                    "method": method_label(m),
+                    "share of budget": float(c.split("@")[1]),
+                    "checkpoints": float(c.split("@")[1]) * g["budget"].iloc[0],
+                    "regret": est,
+                    "low": lo,
+                    "high": hi,
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -259,9 +323,12 @@ def survival_table(frame: pd.DataFrame, eta: float = 3) -> pd.DataFrame:
         table = load_curves(t)
         levels = rung_levels(table.max_len, 1, eta)
         s = survival(g["best_reached"].to_numpy(), table, levels)
-        row: dict[str, Any] = {"task": t, "method": method_label(m),
-                               "rungs": ", ".join(map(str, levels)),
-                               "best started": int(s["tried"].iloc[0])}
+        row: dict[str, Any] = {
+            "task": t,
+            "method": method_label(m),
+            "rungs": ", ".join(map(str, levels)),
+            "best started": int(s["tried"].iloc[0]),
+        }
         for i, share in enumerate(s["share"], start=1):
             row[f"rung {i}"] = round(100 * float(share), 1) if np.isfinite(share) else np.nan
         rows.append(row)
@@ -275,21 +342,31 @@ def upstream_table(tasks: Sequence[str], fraction: float = 0.75) -> pd.DataFrame
     rows = []
     for t in tasks:
         table = load_curves(t)
-        res = run_curves("sh-upstream", t, trials=1, budget=table.total_cost,
-                         settings={"n_configs": table.n_rows, "fraction": fraction})
+        res = run_curves(
+            "sh-upstream",
+            t,
+            trials=1,
+            budget=table.total_cost,
+            settings={"n_configs": table.n_rows, "fraction": fraction},
+        )
         rec = res.recommendations.iloc[0]
         final = table.score(table.final)
         rank = int((final > table.score(rec["final_value"])).sum()) + 1
         levels, sizes = upstream_schedule(table.n_rows, table.max_len, fraction)
         reached = best_reached(res.frame, table)
-        rows.append({"task": t, "configs": table.n_rows,
-                     "cuts (checkpoint)": ", ".join(map(str, levels[:-1])),
-                     "survivors": sizes[-1], "cost (ckpts)": int(rec["cost"]),
-                     "share (%)": round(100 * rec["cost"] / table.total_cost,
-                                                           1),
-                     "final of pick": round(float(rec["final_value"]), 2),
-                     "best final": round(table.best_final, 2),
-                     "regret": round(float(table.regret(rec["final_value"])), 3),
-                     "rank of pick": rank,
-                     "best kept": bool(reached[0] >= table.lengths[table.best_rows].max())})
+        rows.append(
+            {
+                "task": t,
+                "configs": table.n_rows,
+                "cuts (checkpoint)": ", ".join(map(str, levels[:-1])),
+                "survivors": sizes[-1],
+                "cost (ckpts)": int(rec["cost"]),
+                "share (%)": round(100 * rec["cost"] / table.total_cost, 1),
+                "final of pick": round(float(rec["final_value"]), 2),
+                "best final": round(table.best_final, 2),
+                "regret": round(float(table.regret(rec["final_value"])), 3),
+                "rank of pick": rank,
+                "best kept": bool(reached[0] >= table.lengths[table.best_rows].max()),
+            }
+        )
     return pd.DataFrame(rows).set_index("task")

@@ -32,9 +32,18 @@ from nmthpo.engine.numbers import fmt
 from nmthpo.engine.stats import paired_bootstrap, paired_difference
 from nmthpo.studies.zhang_duh.single_objective import sequences_of, weakest
 
-__all__ = ["FIGURE6_STEPS", "MSE_LATE", "MSE_START", "best_at", "faster_than_rs",
-           "figure6_leaders", "gb_superior", "mse_claim_parts", "mse_ratio_at",
-           "trial_variance"]
+__all__ = [
+    "FIGURE6_STEPS",
+    "MSE_LATE",
+    "MSE_START",
+    "best_at",
+    "faster_than_rs",
+    "figure6_leaders",
+    "gb_superior",
+    "mse_claim_parts",
+    "mse_ratio_at",
+    "trial_variance",
+]
 
 #: The numbers of evaluations at which Figure 6 (left) is read.
 FIGURE6_STEPS: tuple[int, ...] = (5, 10, 20, 50)
@@ -45,8 +54,9 @@ MSE_START: int = 3
 MSE_LATE: int = 50
 
 
-def best_at(runs: Mapping[str, pd.DataFrame], task: str, steps: Sequence[int]
-            ) -> dict[str, np.ndarray]:
+def best_at(
+    runs: Mapping[str, pd.DataFrame], task: str, steps: Sequence[int]
+) -> dict[str, np.ndarray]:
     """Best BLEU so far per trial (rows) at each step (columns), per method."""
     bleu = load_table(task).bleu
     length = max(steps)
@@ -67,8 +77,9 @@ def _best_of(best: Mapping[str, np.ndarray], prefix: str, j: int) -> str | None:
     return max(ms, key=lambda m: best[m][:, j].mean()) if ms else None
 
 
-def figure6_leaders(runs: Mapping[str, pd.DataFrame], task: str,
-                    steps: Sequence[int] = FIGURE6_STEPS) -> pd.DataFrame:
+def figure6_leaders(
+    runs: Mapping[str, pd.DataFrame], task: str, steps: Sequence[int] = FIGURE6_STEPS
+) -> pd.DataFrame:
     """Who leads Figure 6 (left) at each step, with paired intervals.
 
     Rows: steps. Columns: the leader and its mean best BLEU, the runner-up, the leader's
@@ -80,21 +91,27 @@ def figure6_leaders(runs: Mapping[str, pd.DataFrame], task: str,
     for j, s in enumerate(steps):
         order = sorted(best, key=lambda m: -best[m][:, j].mean())
         lead, second = order[0], order[1]
-        rec = {"evaluations": s, "leader": lead,
-               "leader's best BLEU": fmt(float(best[lead][:, j].mean()), "bleu"),
-               "runner-up": second,
-               "leader minus runner-up": _fmt(*paired_difference(best[lead][:, j],
-                                                                 best[second][:, j]))}
+        rec = {
+            "evaluations": s,
+            "leader": lead,
+            "leader's best BLEU": fmt(float(best[lead][:, j].mean()), "bleu"),
+            "runner-up": second,
+            "leader minus runner-up": _fmt(
+                *paired_difference(best[lead][:, j], best[second][:, j])
+            ),
+        }
         gb, bo = _best_of(best, "gb-", j), _best_of(best, "bo-", j)
         if gb and bo:
             rec["best GB minus best BO"] = f"{gb} vs {bo}: " + _fmt(
-                *paired_difference(best[gb][:, j], best[bo][:, j]))
+                *paired_difference(best[gb][:, j], best[bo][:, j])
+            )
         rows.append(rec)
     return pd.DataFrame(rows).set_index("evaluations")
 
 
-def faster_than_rs(runs: Mapping[str, pd.DataFrame], task: str,
-                   steps: Sequence[int] = FIGURE6_STEPS) -> Estimate:
+def faster_than_rs(
+    runs: Mapping[str, pd.DataFrame], task: str, steps: Sequence[int] = FIGURE6_STEPS
+) -> Estimate:
     """Best BO and best GB (best by mean at each step) minus RS in best BLEU so far, paired,
     at every step: one part per (family, step)."""
     best = best_at(runs, task, steps)
@@ -105,14 +122,15 @@ def faster_than_rs(runs: Mapping[str, pd.DataFrame], task: str,
             if m is None or "rs" not in best:
                 continue
             est, lo, hi = paired_difference(best[m][:, j], best["rs"][:, j])
-            parts[f"{name} at {s}"] = Estimate(est, lo, hi, quantity="bleu",
-                                               note=f"{m} minus rs")
-    return weakest(parts, lambda e: -e.low,
-                   "best BLEU so far minus RS's (BLEU), paired bootstrap over trials")
+            parts[f"{name} at {s}"] = Estimate(est, lo, hi, quantity="bleu", note=f"{m} minus rs")
+    return weakest(
+        parts, lambda e: -e.low, "best BLEU so far minus RS's (BLEU), paired bootstrap over trials"
+    )
 
 
-def gb_superior(runs: Mapping[str, pd.DataFrame], task: str,
-                steps: Sequence[int] = FIGURE6_STEPS) -> Estimate:
+def gb_superior(
+    runs: Mapping[str, pd.DataFrame], task: str, steps: Sequence[int] = FIGURE6_STEPS
+) -> Estimate:
     """Best GB minus best BO (each best by mean at that step) in best BLEU so far, paired, at
     every step: one part per step."""
     best = best_at(runs, task, steps)
@@ -121,11 +139,14 @@ def gb_superior(runs: Mapping[str, pd.DataFrame], task: str,
         gb, bo = _best_of(best, "gb-", j), _best_of(best, "bo-", j)
         if gb and bo:
             est, lo, hi = paired_difference(best[gb][:, j], best[bo][:, j])
-            parts[f"{s} evaluations"] = Estimate(est, lo, hi, quantity="bleu",
-                                                 note=f"{gb} minus {bo}")
-    return weakest(parts, lambda e: -e.low,
-                   "best GB minus best BO in best BLEU so far (BLEU), paired bootstrap over "
-                   "trials")
+            parts[f"{s} evaluations"] = Estimate(
+                est, lo, hi, quantity="bleu", note=f"{gb} minus {bo}"
+            )
+    return weakest(
+        parts,
+        lambda e: -e.low,
+        "best GB minus best BO in best BLEU so far (BLEU), paired bootstrap over trials",
+    )
 
 
 def _mse_at(runs: Mapping[str, pd.DataFrame], prefix: str, step: int) -> np.ndarray | None:
@@ -144,13 +165,15 @@ def _mse_at(runs: Mapping[str, pd.DataFrame], prefix: str, step: int) -> np.ndar
 
 
 def _ratio(a: np.ndarray, b: np.ndarray, note: str) -> Estimate:
-    est, lo, hi = paired_bootstrap([a, b], lambda x, y: np.nanmean(x, axis=1)
-                                   / np.nanmean(y, axis=1))
+    est, lo, hi = paired_bootstrap(
+        [a, b], lambda x, y: np.nanmean(x, axis=1) / np.nanmean(y, axis=1)
+    )
     return Estimate(est, lo, hi, quantity="ratio", note=note)
 
 
-def mse_claim_parts(runs: Mapping[str, pd.DataFrame], task: str, start: int = MSE_START,
-                    late: int = MSE_LATE) -> Estimate:
+def mse_claim_parts(
+    runs: Mapping[str, pd.DataFrame], task: str, start: int = MSE_START, late: int = MSE_LATE
+) -> Estimate:
     """The three parts of Figure 6 (right)'s sentence, each a ratio with a paired interval.
 
     * ``GB fits well at the start``: GB's mean MSE after ``start`` evaluations over the
@@ -167,24 +190,35 @@ def mse_claim_parts(runs: Mapping[str, pd.DataFrame], task: str, start: int = MS
     parts: dict[str, Estimate] = {}
     if gb0 is not None:
         var = float(np.var(load_table(task).bleu))
-        est, lo, hi = (float(x) / var for x in
-                       paired_bootstrap([gb0], lambda x: np.nanmean(x, axis=1)))
+        est, lo, hi = (
+            float(x) / var for x in paired_bootstrap([gb0], lambda x: np.nanmean(x, axis=1))
+        )
         parts["GB fits well at the start"] = Estimate(
-            est, lo, hi, quantity="ratio",
-            note=f"GB's MSE after {start} evaluations / the variance of {task}'s BLEU")
+            est,
+            lo,
+            hi,
+            quantity="ratio",
+            note=f"GB's MSE after {start} evaluations / the variance of {task}'s BLEU",
+        )
     if bo0 is not None and gb0 is not None:
-        parts["BO starts larger"] = _ratio(bo0, gb0, f"BO's MSE / GB's after {start} "
-                                           "evaluations")
+        parts["BO starts larger"] = _ratio(bo0, gb0, f"BO's MSE / GB's after {start} evaluations")
     if bo0 is not None and bo1 is not None:
-        parts["BO decreases"] = _ratio(bo1, bo0, f"BO's MSE after {late} / after {start} "
-                                       "evaluations")
+        parts["BO decreases"] = _ratio(
+            bo1, bo0, f"BO's MSE after {late} / after {start} evaluations"
+        )
     shown = parts.get("GB fits well at the start")
     if shown is None:
         return Estimate(float("nan"), note="no surrogate MSE recorded in the run", parts=parts)
     listing = "; ".join(f"{k}: {p.shown()} {p.interval()}" for k, p in parts.items())
-    return Estimate(shown.value, shown.low, shown.high,
-                    text=f"{shown.shown()} (GB's MSE / Var(BLEU) at the start)",
-                    note=f"every part: {listing}", parts=parts, quantity="ratio")
+    return Estimate(
+        shown.value,
+        shown.low,
+        shown.high,
+        text=f"{shown.shown()} (GB's MSE / Var(BLEU) at the start)",
+        note=f"every part: {listing}",
+        parts=parts,
+        quantity="ratio",
+    )
 
 
 def mse_ratio_at(runs: Mapping[str, pd.DataFrame], step: int) -> Estimate:
@@ -192,12 +226,14 @@ def mse_ratio_at(runs: Mapping[str, pd.DataFrame], step: int) -> Estimate:
     bo, gb = _mse_at(runs, "bo-", step), _mse_at(runs, "gb-", step)
     if bo is None or gb is None:
         return Estimate(float("nan"), note=f"no BO or GB MSE after {step} evaluations")
-    return _ratio(gb, bo, f"GB's mean MSE / BO's after {step} evaluations, paired bootstrap "
-                  "over trials")
+    return _ratio(
+        gb, bo, f"GB's mean MSE / BO's after {step} evaluations, paired bootstrap over trials"
+    )
 
 
-def trial_variance(per_trial: pd.DataFrame, tasks: Sequence[str] = ("ja-en", "sw-en")
-                   ) -> pd.DataFrame:
+def trial_variance(
+    per_trial: pd.DataFrame, tasks: Sequence[str] = ("ja-en", "sw-en")
+) -> pd.DataFrame:
     """What the tables allow instead of Figure 8: the spread over HPO trials.
 
     Per task and method: the standard deviation over trials of ftb (evaluations) and of fb
@@ -207,7 +243,10 @@ def trial_variance(per_trial: pd.DataFrame, tasks: Sequence[str] = ("ja-en", "sw
     """
     sub = per_trial[per_trial.task.isin(tasks)]
     g = sub.groupby(["task", "method"], sort=False)
-    return pd.DataFrame({"sd of ftb (evals)": g["ftb"].std(ddof=1).map(
-                             lambda v: fmt(v, "evaluations")),
-                         "sd of fb (BLEU)": g["fb"].std(ddof=1).map(lambda v: fmt(v, "bleu")),
-                         "trials": g["ftb"].size()})
+    return pd.DataFrame(
+        {
+            "sd of ftb (evals)": g["ftb"].std(ddof=1).map(lambda v: fmt(v, "evaluations")),
+            "sd of fb (BLEU)": g["fb"].std(ddof=1).map(lambda v: fmt(v, "bleu")),
+            "trials": g["ftb"].size(),
+        }
+    )

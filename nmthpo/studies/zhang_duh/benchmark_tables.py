@@ -43,15 +43,35 @@ from nmthpo.studies.zhang_duh.fanova import (
 )
 
 __all__ = [
-    "BPE_EQUIVALENCE", "OTHER_METRICS", "PAPER_BEST_CONFIGS", "PAPER_SPEARMAN", "PAPER_TABLE1",
-    "best_configs", "bleu_by_config", "common_keys",
-    "format_config", "format_value", "metric_correlations", "metric_summary",
-    "spearman_interval", "spearman_matrix", "table1", "table2",
+    "BPE_EQUIVALENCE",
+    "OTHER_METRICS",
+    "PAPER_BEST_CONFIGS",
+    "PAPER_SPEARMAN",
+    "PAPER_TABLE1",
+    "best_configs",
+    "bleu_by_config",
+    "common_keys",
+    "format_config",
+    "format_value",
+    "metric_correlations",
+    "metric_summary",
+    "spearman_interval",
+    "spearman_matrix",
+    "table1",
+    "table2",
     # re-exported: Figure 5 (nmthpo.studies.zhang_duh.fanova) and the papermill parser
     # (nmthpo.studies.params)
-    "as_task_list", "capped_bleu", "check_tasks", "fanova_importances", "grid_codes",
-    "grid_fanova", "importance_bootstrap", "importance_readings", "importance_study",
-    "importance_table", "rank_gap",
+    "as_task_list",
+    "capped_bleu",
+    "check_tasks",
+    "fanova_importances",
+    "grid_codes",
+    "grid_fanova",
+    "importance_bootstrap",
+    "importance_readings",
+    "importance_study",
+    "importance_table",
+    "rank_gap",
 ]
 
 #: The best configuration of every task as printed in the paper's Table 2 (bpe, #layers,
@@ -161,17 +181,19 @@ def table2(tasks: Sequence[str] = NMTHPO_TASKS) -> pd.DataFrame:
         ours = best_configs(table)
         paper_rows, paper_bleu = PAPER_TABLE2[task]
         paper_cfg = format_config(PAPER_BEST_CONFIGS[task])
-        rows.append({
-            "task": task,
-            "rows": table.n_rows,
-            "paper rows": paper_rows,
-            "best BLEU": round(table.best_bleu, 2),
-            "paper best BLEU": paper_bleu,
-            "#tied best": len(ours),
-            "best configuration(s)": " | ".join(ours),
-            "paper configuration": paper_cfg,
-            "config matches": paper_cfg in ours,
-        })
+        rows.append(
+            {
+                "task": task,
+                "rows": table.n_rows,
+                "paper rows": paper_rows,
+                "best BLEU": round(table.best_bleu, 2),
+                "paper best BLEU": paper_bleu,
+                "#tied best": len(ours),
+                "best configuration(s)": " | ".join(ours),
+                "paper configuration": paper_cfg,
+                "config matches": paper_cfg in ours,
+            }
+        )
     return pd.DataFrame(rows).set_index("task")
 
 
@@ -184,12 +206,14 @@ def metric_summary(tasks: Sequence[str] = NMTHPO_TASKS) -> pd.DataFrame:
     frames = []
     for task in check_tasks(tasks):
         m = load_table(task).metrics
-        desc = pd.DataFrame({
-            "recorded": m.notna().sum(),
-            "median": m.median(),
-            "min": m.min(),
-            "max": m.max(),
-        })
+        desc = pd.DataFrame(
+            {
+                "recorded": m.notna().sum(),
+                "median": m.median(),
+                "min": m.min(),
+                "max": m.max(),
+            }
+        )
         desc.index.name = "metric"
         frames.append(desc.assign(task=task).reset_index())
     return pd.concat(frames).set_index(["task", "metric"])
@@ -207,13 +231,15 @@ def metric_correlations(tasks: Sequence[str] = NMTHPO_TASKS) -> pd.DataFrame:
         for metric in ("dev_gpu_time", *OTHER_METRICS):
             ok = m[metric].notna().to_numpy()
             x = m[metric].to_numpy(dtype=float)[ok]
-            rows.append({
-                "task": task,
-                "metric": metric,
-                "n": int(ok.sum()),
-                "rho with BLEU": float(stats.spearmanr(x, m["dev_bleu"].to_numpy()[ok])[0]),
-                "rho with time": float(stats.spearmanr(x, m["dev_gpu_time"].to_numpy()[ok])[0]),
-            })
+            rows.append(
+                {
+                    "task": task,
+                    "metric": metric,
+                    "n": int(ok.sum()),
+                    "rho with BLEU": float(stats.spearmanr(x, m["dev_bleu"].to_numpy()[ok])[0]),
+                    "rho with time": float(stats.spearmanr(x, m["dev_gpu_time"].to_numpy()[ok])[0]),
+                }
+            )
     return pd.DataFrame(rows).set_index(["task", "metric"])
 
 

@@ -30,8 +30,16 @@ from nmthpo.benchmark.tables import load_table
 from nmthpo.studies.params import check_tasks
 
 __all__ = [
-    "CODINGS", "capped_bleu", "coding_weights", "fanova_importances", "grid_codes", "grid_fanova",
-    "importance_bootstrap", "importance_readings", "importance_study", "importance_table",
+    "CODINGS",
+    "capped_bleu",
+    "coding_weights",
+    "fanova_importances",
+    "grid_codes",
+    "grid_fanova",
+    "importance_bootstrap",
+    "importance_readings",
+    "importance_study",
+    "importance_table",
     "rank_gap",
 ]
 
@@ -94,14 +102,16 @@ def importance_study(configs: pd.DataFrame, y: np.ndarray) -> optuna.Study:
         for h, k in zip(HYPERPARAMETERS, sizes, strict=True)
     }
     study = optuna.create_study(direction="maximize", storage=None)
-    study.add_trials([
-        optuna.trial.create_trial(
-            params={h: float(c) + 0.5 for h, c in zip(HYPERPARAMETERS, row, strict=True)},
-            distributions=dists,
-            value=float(v),
-        )
-        for row, v in zip(codes, y, strict=True)
-    ])
+    study.add_trials(
+        [
+            optuna.trial.create_trial(
+                params={h: float(c) + 0.5 for h, c in zip(HYPERPARAMETERS, row, strict=True)},
+                distributions=dists,
+                value=float(v),
+            )
+            for row, v in zip(codes, y, strict=True)
+        ]
+    )
     return study
 
 
@@ -142,8 +152,9 @@ def fanova_importances(
     return pd.Series({h: float(imp[h]) for h in HYPERPARAMETERS}, name="importance")
 
 
-def coding_weights(configs: pd.DataFrame, coding: str = "index",
-                   scaled: np.ndarray | None = None) -> list[np.ndarray]:
+def coding_weights(
+    configs: pd.DataFrame, coding: str = "index", scaled: np.ndarray | None = None
+) -> list[np.ndarray]:
     """The measure each grid value gets when fANOVA integrates over a coded hyperparameter.
 
     fANOVA integrates a random forest's piecewise-constant prediction uniformly over each
@@ -184,8 +195,9 @@ def coding_weights(configs: pd.DataFrame, coding: str = "index",
     return out
 
 
-def _grid_decomposition(grid: np.ndarray, weights: list[np.ndarray] | None = None
-                        ) -> dict[tuple[int, ...], float]:
+def _grid_decomposition(
+    grid: np.ndarray, weights: list[np.ndarray] | None = None
+) -> dict[tuple[int, ...], float]:
     """Main-effect and pairwise variances of a function tabulated on a full grid.
 
     The grid's values are weighted by ``weights`` (one vector per axis, each summing to 1): the
@@ -255,26 +267,28 @@ def grid_fanova(
     return _forest_terms(codes, sizes, y, n_trees, max_depth, seed)
 
 
-def _fit_forest(codes: np.ndarray, y: np.ndarray, n_trees: int, max_depth: int,
-                seed: int) -> Any:
+def _fit_forest(codes: np.ndarray, y: np.ndarray, n_trees: int, max_depth: int, seed: int) -> Any:
     """The random forest of the fANOVA model (Optuna's settings) on the grid codes."""
     from sklearn.ensemble import RandomForestRegressor
 
     forest = RandomForestRegressor(
-        n_estimators=n_trees, max_depth=max_depth, min_samples_split=2, min_samples_leaf=1,
+        n_estimators=n_trees,
+        max_depth=max_depth,
+        min_samples_split=2,
+        min_samples_leaf=1,
         random_state=seed,
     )
     return forest.fit(codes + 0.5, y)
 
 
-def _forest_terms(codes: np.ndarray, sizes: list[int], y: np.ndarray, n_trees: int,
-                  max_depth: int, seed: int) -> pd.Series:
+def _forest_terms(
+    codes: np.ndarray, sizes: list[int], y: np.ndarray, n_trees: int, max_depth: int, seed: int
+) -> pd.Series:
     """:func:`grid_fanova` on given grid codes (the grid's shape fixed by ``sizes``)."""
     return _terms(_fit_forest(codes, y, n_trees, max_depth, seed), sizes)
 
 
-def _terms(forest: Any, sizes: list[int], weights: list[np.ndarray] | None = None
-           ) -> pd.Series:
+def _terms(forest: Any, sizes: list[int], weights: list[np.ndarray] | None = None) -> pd.Series:
     """Single and pair importances of a fitted forest on the full grid, the grid's values
     weighted by ``weights`` (:func:`coding_weights`; uniform when None)."""
     grid = np.array(list(itertools.product(*[range(k) for k in sizes])), dtype=float) + 0.5
@@ -295,9 +309,7 @@ def _terms(forest: Any, sizes: list[int], weights: list[np.ndarray] | None = Non
             sums.setdefault(key, []).append(v / total)
     if not sums:
         raise ValueError("every tree is constant: y has no variance to decompose")
-    names = {
-        key: " x ".join(HYPERPARAMETERS[i] for i in key) for key in sums
-    }
+    names = {key: " x ".join(HYPERPARAMETERS[i] for i in key) for key in sums}
     return pd.Series({names[k]: float(np.mean(v)) for k, v in sums.items()}, name="importance")
 
 
@@ -335,15 +347,15 @@ def importance_table(
     if np.ptp(y) == 0.0:
         names = [DISPLAY_NAMES[h] for h in HYPERPARAMETERS]
         pair_names = [f"{a} x {b}" for a, b in itertools.combinations(names, 2)]
-        return (pd.Series(np.nan, index=names, name="importance"),
-                pd.Series(np.nan, index=pair_names, name="importance"))
+        return (
+            pd.Series(np.nan, index=names, name="importance"),
+            pd.Series(np.nan, index=pair_names, name="importance"),
+        )
     singles = fanova_importances(table.configs, y, n_trees, max_depth, seed)
     singles.index = [DISPLAY_NAMES[h] for h in singles.index]
     full = grid_fanova(table.configs, y, n_trees, max_depth, seed)
     pairs = full[[k for k in full.index if " x " in k]]
-    pairs.index = [
-        " x ".join(DISPLAY_NAMES[h] for h in k.split(" x ")) for k in pairs.index
-    ]
+    pairs.index = [" x ".join(DISPLAY_NAMES[h] for h in k.split(" x ")) for k in pairs.index]
     return singles.sort_values(ascending=False), pairs.sort_values(ascending=False)
 
 
@@ -459,22 +471,42 @@ def importance_readings(
         if np.ptp(yc) == 0.0:
             continue
         terms = _forest_terms(codes, sizes, yc, n_trees, max_depth, seed)
-        rows.append((f"top {100 * f:g} %", "fANOVA, index coding",
-                     terms[list(HYPERPARAMETERS)]))
-    rows.append(("all", "random-forest impurity importance",
-                 pd.Series(forest.feature_importances_, index=list(HYPERPARAMETERS))))
+        rows.append((f"top {100 * f:g} %", "fANOVA, index coding", terms[list(HYPERPARAMETERS)]))
+    rows.append(
+        (
+            "all",
+            "random-forest impurity importance",
+            pd.Series(forest.feature_importances_, index=list(HYPERPARAMETERS)),
+        )
+    )
     perm = permutation_importance(forest, codes + 0.5, y, n_repeats=10, random_state=seed)
-    rows.append(("all", "permutation importance (BLEU variance lost)",
-                 pd.Series(perm.importances_mean, index=list(HYPERPARAMETERS))))
+    rows.append(
+        (
+            "all",
+            "permutation importance (BLEU variance lost)",
+            pd.Series(perm.importances_mean, index=list(HYPERPARAMETERS)),
+        )
+    )
     frame = table.configs.loc[:, list(HYPERPARAMETERS)].assign(bleu=y)
     for label, how in (("all", "mean"), ("best per value", "max")):
-        spread = pd.Series({h: float(np.ptp(frame.groupby(h)["bleu"].agg(how).to_numpy()))
-                            for h in HYPERPARAMETERS})
+        spread = pd.Series(
+            {
+                h: float(np.ptp(frame.groupby(h)["bleu"].agg(how).to_numpy()))
+                for h in HYPERPARAMETERS
+            }
+        )
         rows.append((label, f"spread of the {how} BLEU over the values (BLEU)", spread))
     out = []
     for models, measure, s in rows:
         order = list(s.sort_values(ascending=False).index)
-        out.append({"models": models, "measure": measure, "value": float(s[term]),
-                    "rank": order.index(term) + 1, "first": DISPLAY_NAMES[order[0]],
-                    "first's value": float(s[order[0]])})
+        out.append(
+            {
+                "models": models,
+                "measure": measure,
+                "value": float(s[term]),
+                "rank": order.index(term) + 1,
+                "first": DISPLAY_NAMES[order[0]],
+                "first's value": float(s[order[0]]),
+            }
+        )
     return pd.DataFrame(out)

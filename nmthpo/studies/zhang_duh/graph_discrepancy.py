@@ -84,27 +84,45 @@ class Arm:
 
 
 #: Every arm, by label (the ``experiment`` is the grid of :mod:`nmthpo.studies.grids`).
-ARMS: dict[str, Arm] = {a.label: a for a in (
-    Arm("RS", "single", "rs", group="reference"),
-    Arm("BO-EI-M (ours)", "single", "bo-ei-m", group="BO"),
-    Arm("BO-EI-R (ours)", "single", "bo-ei-r", group="BO"),
-    Arm("BO-EI-M, MCMC (paper-era)", "gd_bo", "bo-ei-m-mcmc", group="BO"),
-    Arm("BO-EI-M, refit every 10, no restarts", "gd_bo_rare", "bo-ei-m",
-        {"refit_every": 10, "restarts": 0}, group="BO"),
-    Arm("GB-EI-M", "single", "gb-ei-m", group="GB"),
-    Arm("GB-EI-R", "single", "gb-ei-r", group="GB"),
-    Arm("GB-EIF-M (authors' code)", "single", "gb-eif-m", group="GB"),
-    Arm("GB-EIF-R (authors' code)", "single", "gb-eif-r", group="GB"),
-    Arm("GB-EIF-M, all tied best rows 1", "gd_ties", "gb-eif-m",
-        {"eif_mode": "gbopt-ties"}, group="EIF labels"),
-    Arm("GB-EIF-M, monotone scaling", "gd_labels", "gb-eif-m", {"eif_mode": "monotone"},
-        group="EIF labels"),
-    Arm("GB-EIF-M, literal text", "eif_text", "gb-eif-text-m", group="EIF labels"),
-    Arm("GB-EI-M, std x 0.1", "gd_gbei", "gb-ei-m", {"ei_scale": 0.1}, group="GB-EI"),
-    Arm("GB-EI-M, std x 0.3", "gd_gbei", "gb-ei-m", {"ei_scale": 0.3}, group="GB-EI"),
-    Arm("GB-EI-M, std x 3", "gd_gbei", "gb-ei-m", {"ei_scale": 3.0}, group="GB-EI"),
-    Arm("GB-EI-M, 1/sigma^2 = 1", "gd_gbei", "gb-ei-m", {"eps": 1.0}, group="GB-EI"),
-)}
+ARMS: dict[str, Arm] = {
+    a.label: a
+    for a in (
+        Arm("RS", "single", "rs", group="reference"),
+        Arm("BO-EI-M (ours)", "single", "bo-ei-m", group="BO"),
+        Arm("BO-EI-R (ours)", "single", "bo-ei-r", group="BO"),
+        Arm("BO-EI-M, MCMC (paper-era)", "gd_bo", "bo-ei-m-mcmc", group="BO"),
+        Arm(
+            "BO-EI-M, refit every 10, no restarts",
+            "gd_bo_rare",
+            "bo-ei-m",
+            {"refit_every": 10, "restarts": 0},
+            group="BO",
+        ),
+        Arm("GB-EI-M", "single", "gb-ei-m", group="GB"),
+        Arm("GB-EI-R", "single", "gb-ei-r", group="GB"),
+        Arm("GB-EIF-M (authors' code)", "single", "gb-eif-m", group="GB"),
+        Arm("GB-EIF-R (authors' code)", "single", "gb-eif-r", group="GB"),
+        Arm(
+            "GB-EIF-M, all tied best rows 1",
+            "gd_ties",
+            "gb-eif-m",
+            {"eif_mode": "gbopt-ties"},
+            group="EIF labels",
+        ),
+        Arm(
+            "GB-EIF-M, monotone scaling",
+            "gd_labels",
+            "gb-eif-m",
+            {"eif_mode": "monotone"},
+            group="EIF labels",
+        ),
+        Arm("GB-EIF-M, literal text", "eif_text", "gb-eif-text-m", group="EIF labels"),
+        Arm("GB-EI-M, std x 0.1", "gd_gbei", "gb-ei-m", {"ei_scale": 0.1}, group="GB-EI"),
+        Arm("GB-EI-M, std x 0.3", "gd_gbei", "gb-ei-m", {"ei_scale": 0.3}, group="GB-EI"),
+        Arm("GB-EI-M, std x 3", "gd_gbei", "gb-ei-m", {"ei_scale": 3.0}, group="GB-EI"),
+        Arm("GB-EI-M, 1/sigma^2 = 1", "gd_gbei", "gb-ei-m", {"eps": 1.0}, group="GB-EI"),
+    )
+}
 
 
 def _check_arms(labels: Sequence[str]) -> None:
@@ -114,7 +132,10 @@ def _check_arms(labels: Sequence[str]) -> None:
 
 
 def arm_ftb(
-    arms: Sequence[str], tasks: Sequence[str], trials: int = 20, seed: int = 0,
+    arms: Sequence[str],
+    tasks: Sequence[str],
+    trials: int = 20,
+    seed: int = 0,
     ties: str = "value",
 ) -> pd.DataFrame:
     """ftb of every trial of every arm: a long frame (``arm``, ``task``, ``trial``, ``ftb``).
@@ -135,8 +156,9 @@ def arm_ftb(
     return m.rename(columns={"method": "arm"})[["arm", "task", "trial", "ftb"]]
 
 
-def labelling_change(tasks: Sequence[str], trials: int = 100, seed: int = 0,
-                     ties: str = "value") -> pd.DataFrame:
+def labelling_change(
+    tasks: Sequence[str], trials: int = 100, seed: int = 0, ties: str = "value"
+) -> pd.DataFrame:
     """What the authors' tied pivot changed in Table 3: GB-EIF-M with one pivot labelled 1
     (``single``) against every tied best row labelled 1 (``gd_ties``, the earlier default).
 
@@ -149,9 +171,12 @@ def labelling_change(tasks: Sequence[str], trials: int = 100, seed: int = 0,
 
     rows, diffs = [], {}
     for task in tasks:
-        runs = {("pivot", task): run_one("single", "gb-eif-m", task, trials, seed).frame,
-                ("ties", task): run_one("gd_ties", "gb-eif-m", task, trials, seed,
-                                        settings={"eif_mode": "gbopt-ties"}).frame}
+        runs = {
+            ("pivot", task): run_one("single", "gb-eif-m", task, trials, seed).frame,
+            ("ties", task): run_one(
+                "gd_ties", "gb-eif-m", task, trials, seed, settings={"eif_mode": "gbopt-ties"}
+            ).frame,
+        }
         m = per_trial_metrics({k: v[v.trial < trials] for k, v in runs.items()}, ties=ties)
         a = m[m.method == "pivot"].sort_values("trial")
         b = m[m.method == "ties"].sort_values("trial")
@@ -161,8 +186,9 @@ def labelling_change(tasks: Sequence[str], trials: int = 100, seed: int = 0,
             rec[f"{metric} pivot"] = fmt(float(a[metric].mean()), "evaluations")
         diffs[task] = paired_difference(a["ftb"].to_numpy(float), b["ftb"].to_numpy(float))
         rec["ftb pivot - ties"] = _fmt(*diffs[task])
-        rec["same ftb"] = fmt(float(np.mean(a["ftb"].to_numpy() == b["ftb"].to_numpy())),
-                              "fraction")
+        rec["same ftb"] = fmt(
+            float(np.mean(a["ftb"].to_numpy() == b["ftb"].to_numpy())), "fraction"
+        )
         rows.append(rec)
     out = pd.DataFrame(rows).set_index("task")
     out.attrs["ftb pivot - ties"] = diffs
@@ -202,8 +228,16 @@ def arm_intervals(ftb: pd.DataFrame) -> pd.DataFrame:
     for a in dict.fromkeys(ftb.arm):
         for t in dict.fromkeys(ftb.task):
             est, lo, hi = bootstrap_mean(_values(ftb, a, t))
-            rows.append({"arm": a, "group": ARMS[a].group if a in ARMS else "", "task": t,
-                         "ftb": est, "low": lo, "high": hi})
+            rows.append(
+                {
+                    "arm": a,
+                    "group": ARMS[a].group if a in ARMS else "",
+                    "task": t,
+                    "ftb": est,
+                    "low": lo,
+                    "high": hi,
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -240,8 +274,9 @@ def _best(ftb: pd.DataFrame, arms: Sequence[str], task: str) -> str:
     return min(means, key=lambda a: means[a])
 
 
-def best_pairs(ftb: pd.DataFrame, gb_arms: Sequence[str], bo_arms: Sequence[str]
-               ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+def best_pairs(
+    ftb: pd.DataFrame, gb_arms: Sequence[str], bo_arms: Sequence[str]
+) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """Per task, the paired ftb of the best GB arm and the best BO arm (each best by mean).
 
     The input of :func:`nmthpo.engine.claims.win_count_interval`: "the best GB beats the best
@@ -262,8 +297,9 @@ def pairs_note(pairs: Mapping[str, tuple[np.ndarray, np.ndarray]], what: str) ->
     return f"{what}, paired 95 % intervals: " + "; ".join(parts)
 
 
-def ei_diagnosis(task: str, trials: int = 20, seed: int = 0,
-                 settings: Mapping[str, Any] | None = None) -> pd.Series:
+def ei_diagnosis(
+    task: str, trials: int = 20, seed: int = 0, settings: Mapping[str, Any] | None = None
+) -> pd.Series:
     """What drives GB-EI-M's choices: replay its cached trials and inspect every step.
 
     For each step after the initial rows the optimiser is given the recorded rows so far and
@@ -282,8 +318,9 @@ def ei_diagnosis(task: str, trials: int = 20, seed: int = 0,
     from nmthpo.studies.grids import run_one
 
     sets = dict(settings or {})
-    frame = run_one("single" if not sets else "gd_gbei", "gb-ei-m", task, trials, seed,
-                    settings=sets).frame
+    frame = run_one(
+        "single" if not sets else "gd_gbei", "gb-ei-m", task, trials, seed, settings=sets
+    ).frame
     bleu = load_table(task).bleu
     above, is_max, std_rank, mean_rank, tied = [], [], [], [], []
     for trial in range(trials):
@@ -303,10 +340,17 @@ def ei_diagnosis(task: str, trials: int = 20, seed: int = 0,
                 mean_rank.append(float(np.mean(mean[cand] <= mean[r])))
                 tied.append(bool(np.sum(s[cand] == np.nanmax(s)) > 1))
             opt.tell(int(r), float(bleu[r]))
-    return pd.Series({"steps": len(above), "mean above best": np.mean(above),
-                      "pick = max std": np.mean(is_max), "pick std rank": np.mean(std_rank),
-                      "pick mean rank": np.mean(mean_rank), "tied maximum": np.mean(tied)},
-                     name=task)
+    return pd.Series(
+        {
+            "steps": len(above),
+            "mean above best": np.mean(above),
+            "pick = max std": np.mean(is_max),
+            "pick std rank": np.mean(std_rank),
+            "pick mean rank": np.mean(mean_rank),
+            "tied maximum": np.mean(tied),
+        },
+        name=task,
+    )
 
 
 def needle_table(tasks: Sequence[str], kernel: str = "matern52") -> pd.DataFrame:
@@ -330,15 +374,27 @@ def needle_table(tasks: Sequence[str], kernel: str = "matern52") -> pd.DataFrame
         W = build_graph(X, kernel=kernel).W
         loo = (W @ y) / W.sum(axis=1)
         for b in np.flatnonzero(y == y.max()):
-            rows.append({"task": task, "best row": int(b), "best BLEU": float(y[b]),
-                         "leave-one-out prediction": round(float(loo[b]), 2),
-                         "rank of that prediction": f"{int((loo > loo[b]).sum()) + 1} of {y.size}",
-                         "table mean BLEU": round(float(y.mean()), 2)})
+            rows.append(
+                {
+                    "task": task,
+                    "best row": int(b),
+                    "best BLEU": float(y[b]),
+                    "leave-one-out prediction": round(float(loo[b]), 2),
+                    "rank of that prediction": f"{int((loo > loo[b]).sum()) + 1} of {y.size}",
+                    "table mean BLEU": round(float(y.mean()), 2),
+                }
+            )
     return pd.DataFrame(rows).set_index(["task", "best row"])
 
 
-def k_runs(method: str, task: str, trials: int, seed: int, ties: str = "value",
-           ks: Sequence[int] = GRAPH_K_VALUES) -> dict[int | str, np.ndarray]:
+def k_runs(
+    method: str,
+    task: str,
+    trials: int,
+    seed: int,
+    ties: str = "value",
+    ks: Sequence[int] = GRAPH_K_VALUES,
+) -> dict[int | str, np.ndarray]:
     """Per-trial ftb of ``method`` on ``task`` for every swept k and (key ``"rule"``) for the
     paper's rule (footnote 12): the ``graph_k`` grid and the Table 3 grid ``single``."""
     from nmthpo.studies.grids import run_one
@@ -356,8 +412,14 @@ def k_runs(method: str, task: str, trials: int, seed: int, ties: str = "value",
     return out
 
 
-def k_sweep(methods: Sequence[str], tasks: Sequence[str], trials: int = 30, seed: int = 0,
-            ties: str = "value", ks: Sequence[int] = GRAPH_K_VALUES) -> pd.DataFrame:
+def k_sweep(
+    methods: Sequence[str],
+    tasks: Sequence[str],
+    trials: int = 30,
+    seed: int = 0,
+    ties: str = "value",
+    ks: Sequence[int] = GRAPH_K_VALUES,
+) -> pd.DataFrame:
     """Mean ftb with its 95 % interval for each k and for the paper's rule (footnote 12).
 
     Long frame: ``method``, ``task``, ``k`` (an int, or the rule's k), ``rule`` (bool),
@@ -369,9 +431,17 @@ def k_sweep(methods: Sequence[str], tasks: Sequence[str], trials: int = 30, seed
         for method in methods:
             for key, v in k_runs(method, task, trials, seed, ties, ks).items():
                 est, lo, hi = bootstrap_mean(v)
-                rows.append({"method": method, "task": task,
-                             "k": rule_k if key == "rule" else key, "rule": key == "rule",
-                             "ftb": est, "low": lo, "high": hi})
+                rows.append(
+                    {
+                        "method": method,
+                        "task": task,
+                        "k": rule_k if key == "rule" else key,
+                        "rule": key == "rule",
+                        "ftb": est,
+                        "low": lo,
+                        "high": hi,
+                    }
+                )
     return pd.DataFrame(rows)
 
 
@@ -380,8 +450,11 @@ def k_table(sweep: pd.DataFrame) -> pd.DataFrame:
     rule, cells ``ftb [low, high]`` (the rule's cell names its k)."""
     swept = sorted({int(k) for k, r in zip(sweep.k, sweep.rule, strict=True) if not r})
     cols = [f"k={k}" for k in swept] + ["rule (footnote 12)"]
-    out = pd.DataFrame(index=pd.MultiIndex.from_frame(
-        sweep[["method", "task"]].drop_duplicates()), columns=cols, dtype=object)
+    out = pd.DataFrame(
+        index=pd.MultiIndex.from_frame(sweep[["method", "task"]].drop_duplicates()),
+        columns=cols,
+        dtype=object,
+    )
     for r in sweep.itertuples():
         cell = _fmt(r.ftb, r.low, r.high)
         if r.rule:
@@ -392,9 +465,9 @@ def k_table(sweep: pd.DataFrame) -> pd.DataFrame:
     return out.fillna("")
 
 
-def loto_pairs(per: Mapping[str, Mapping[int | str, np.ndarray]],
-               ks: Sequence[int] = GRAPH_K_VALUES
-               ) -> dict[str, tuple[int, np.ndarray, np.ndarray]]:
+def loto_pairs(
+    per: Mapping[str, Mapping[int | str, np.ndarray]], ks: Sequence[int] = GRAPH_K_VALUES
+) -> dict[str, tuple[int, np.ndarray, np.ndarray]]:
     """k chosen by leave-one-task-out tuning: per held-out task, ``(k*, ftb with k*, ftb with
     the rule)``.
 
@@ -408,15 +481,22 @@ def loto_pairs(per: Mapping[str, Mapping[int | str, np.ndarray]],
         return out
     for held in tasks:
         others = [t for t in tasks if t != held]
-        score = {k: float(np.mean([per[t][k].mean() / load_table(t).n_rows for t in others]))
-                 for k in ks}
+        score = {
+            k: float(np.mean([per[t][k].mean() / load_table(t).n_rows for t in others])) for k in ks
+        }
         k_star = min(score, key=lambda k: score[k])
         out[held] = (int(k_star), per[held][k_star], per[held]["rule"])
     return out
 
 
-def k_loto(methods: Sequence[str], tasks: Sequence[str], trials: int = 30, seed: int = 0,
-           ties: str = "value", ks: Sequence[int] = GRAPH_K_VALUES) -> pd.DataFrame:
+def k_loto(
+    methods: Sequence[str],
+    tasks: Sequence[str],
+    trials: int = 30,
+    seed: int = 0,
+    ties: str = "value",
+    ks: Sequence[int] = GRAPH_K_VALUES,
+) -> pd.DataFrame:
     """k chosen by "initial tuning" read as leave-one-task-out tuning, against the k rule.
 
     For each held-out task (:func:`loto_pairs`) the held-out task is run with ``k*`` and
@@ -429,14 +509,28 @@ def k_loto(methods: Sequence[str], tasks: Sequence[str], trials: int = 30, seed:
         per = {t: k_runs(method, t, trials, seed, ties, ks) for t in tasks}
         for held, (k_star, tuned, rule) in loto_pairs(per, ks).items():
             est, lo, hi = paired_difference(tuned, rule)
-            rows.append({"method": method, "held-out task": held, "tuned k": k_star,
-                         "rule k": int(graph_settings([held]).loc[held, "k"]),
-                         "ftb, tuned k": fmt(float(tuned.mean()), "evaluations"),
-                         "ftb, rule": fmt(float(rule.mean()), "evaluations"),
-                         "difference [95% CI]": _fmt(est, lo, hi),
-                         "clear": "better" if hi < 0 else "worse" if lo > 0 else "tie"})
-    cols = ["method", "held-out task", "tuned k", "rule k", "ftb, tuned k", "ftb, rule",
-            "difference [95% CI]", "clear"]
+            rows.append(
+                {
+                    "method": method,
+                    "held-out task": held,
+                    "tuned k": k_star,
+                    "rule k": int(graph_settings([held]).loc[held, "k"]),
+                    "ftb, tuned k": fmt(float(tuned.mean()), "evaluations"),
+                    "ftb, rule": fmt(float(rule.mean()), "evaluations"),
+                    "difference [95% CI]": _fmt(est, lo, hi),
+                    "clear": "better" if hi < 0 else "worse" if lo > 0 else "tie",
+                }
+            )
+    cols = [
+        "method",
+        "held-out task",
+        "tuned k",
+        "rule k",
+        "ftb, tuned k",
+        "ftb, rule",
+        "difference [95% CI]",
+        "clear",
+    ]
     return pd.DataFrame(rows, columns=cols).set_index(["method", "held-out task"])
 
 
@@ -452,8 +546,7 @@ def _tasks_text(tasks: Sequence[str]) -> str:
     return join(list(tasks)) if tasks else "none"
 
 
-def _sides(pairs: Mapping[str, tuple[np.ndarray, np.ndarray]]
-           ) -> dict[str, list[str]]:
+def _sides(pairs: Mapping[str, tuple[np.ndarray, np.ndarray]]) -> dict[str, list[str]]:
     """Tasks where the first of each pair is lower by mean (``lead``), and where the paired
     interval of the difference lies below / above zero (``clear win`` / ``clear loss``)."""
     out: dict[str, list[str]] = {"lead": [], "clear win": [], "clear loss": [], "tie": []}
@@ -465,9 +558,13 @@ def _sides(pairs: Mapping[str, tuple[np.ndarray, np.ndarray]]
     return out
 
 
-def discrepancy_values(ftb: pd.DataFrame, six: pd.DataFrame,
-                       bo_sets: Mapping[str, Sequence[str]], gb_arms: Sequence[str],
-                       prefix: str = "ch2.gd") -> dict[str, str]:
+def discrepancy_values(
+    ftb: pd.DataFrame,
+    six: pd.DataFrame,
+    bo_sets: Mapping[str, Sequence[str]],
+    gb_arms: Sequence[str],
+    prefix: str = "ch2.gd",
+) -> dict[str, str]:
     """The numbers the chapter's prose quotes from the discrepancy arms, formatted by
     :func:`~nmthpo.engine.numbers.fmt` (``n/a`` where the run lacks them).
 
@@ -484,10 +581,13 @@ def discrepancy_values(ftb: pd.DataFrame, six: pd.DataFrame,
         out[f"{prefix}.authors.{t}"] = fmt(_mean(ftb, authors, t), q)
         for arm, key in (("RS", "rs"), ("GB-EI-M", "gbei"), ("BO-EI-M (ours)", "bo")):
             out[f"{prefix}.{key}.{t}"] = fmt(_mean(ftb, arm, t), q)
-    for arm, key in (("GB-EIF-M, monotone scaling", "monotone"),
-                     ("GB-EIF-M, literal text", "literal")):
+    for arm, key in (
+        ("GB-EIF-M, monotone scaling", "monotone"),
+        ("GB-EIF-M, literal text", "literal"),
+    ):
         out[f"{prefix}.{key}_slower_than_rs"] = _tasks_text(
-            [t for t in tasks if _mean(ftb, arm, t) > _mean(ftb, "RS", t)])
+            [t for t in tasks if _mean(ftb, arm, t) > _mean(ftb, "RS", t)]
+        )
     for name, bo in bo_sets.items():
         side = _sides(best_pairs(ftb, gb_arms, bo))
         out[f"{prefix}.lead.{name}"] = _tasks_text(side["lead"])
@@ -517,20 +617,22 @@ def discrepancy_values(ftb: pd.DataFrame, six: pd.DataFrame,
     for t in ("sw-en", "so-en"):
         out[f"{prefix}.mcmc.{t}"] = fmt(_mean(six, mcmc, t), q)
         out[f"{prefix}.ours.{t}"] = fmt(_mean(six, ours, t), q)
-        d = (paired_difference(*pairs6[t])[0] if t in pairs6 else float("nan"))
+        d = paired_difference(*pairs6[t])[0] if t in pairs6 else float("nan")
         out[f"{prefix}.gb_minus_mcmc.{t}"] = fmt(d, q)
     # GB-EI-M's variants on zh-en
     variants = [a for a, arm in ARMS.items() if arm.group == "GB-EI"]
     shifts = [abs(_mean(ftb, a, "zh-en") - _mean(ftb, "GB-EI-M", "zh-en")) for a in variants]
     out[f"{prefix}.gbei_max_shift_zhen"] = fmt(max(shifts) if shifts else float("nan"), q)
-    out[f"{prefix}.gbei_variants_above_rs_zhen"] = str(all(
-        _mean(ftb, a, "zh-en") > _mean(ftb, "RS", "zh-en") for a in variants)).lower()
+    out[f"{prefix}.gbei_variants_above_rs_zhen"] = str(
+        all(_mean(ftb, a, "zh-en") > _mean(ftb, "RS", "zh-en") for a in variants)
+    ).lower()
     # the exercise: fitted rarely against ours on ru-en
     rare = "BO-EI-M, refit every 10, no restarts"
     a, b = _values(ftb, rare, "ru-en"), _values(ftb, ours, "ru-en")
     out[f"{prefix}.rare.ru-en"] = fmt(_mean(ftb, rare, "ru-en"), q)
     out[f"{prefix}.rare_minus_ours.ru-en"] = (
-        fmt_interval(*paired_difference(a, b), quantity=q) if a.size and b.size else "n/a")
+        fmt_interval(*paired_difference(a, b), quantity=q) if a.size and b.size else "n/a"
+    )
     return out
 
 
@@ -548,65 +650,90 @@ def diagnosis_values(diag: pd.DataFrame, prefix: str = "ch2.gd") -> dict[str, st
     """The range over tasks of the top share of candidates in which GB-EI-M's pick's posterior
     mean sits (``1 - pick mean rank``, as a percentage) and of ``pick = max std``."""
     if diag.empty:
-        return {f"{prefix}.pick_top_min": "n/a", f"{prefix}.pick_top_max": "n/a",
-                f"{prefix}.pick_maxstd_max": "n/a"}
+        return {
+            f"{prefix}.pick_top_min": "n/a",
+            f"{prefix}.pick_top_max": "n/a",
+            f"{prefix}.pick_maxstd_max": "n/a",
+        }
     top = 100 * (1 - diag.loc["pick mean rank"].astype(float))
-    return {f"{prefix}.pick_top_min": fmt(float(top.min()), "percent"),
-            f"{prefix}.pick_top_max": fmt(float(top.max()), "percent"),
-            f"{prefix}.pick_maxstd_max": fmt(100 * float(diag.loc["pick = max std"].max()),
-                                             "percent")}
+    return {
+        f"{prefix}.pick_top_min": fmt(float(top.min()), "percent"),
+        f"{prefix}.pick_top_max": fmt(float(top.max()), "percent"),
+        f"{prefix}.pick_maxstd_max": fmt(100 * float(diag.loc["pick = max std"].max()), "percent"),
+    }
 
 
 def needle_values(needles: pd.DataFrame, prefix: str = "ch2.gd") -> dict[str, str]:
     """zh-en's best rows' leave-one-out predictions and ranks, and ja-en's best row's rank."""
-    out = {f"{prefix}.zhen_best_bleu": "n/a", f"{prefix}.zhen_loo_min": "n/a",
-           f"{prefix}.zhen_loo_max": "n/a", f"{prefix}.zhen_rank_min": "n/a",
-           f"{prefix}.zhen_rank_max": "n/a", f"{prefix}.zhen_rows": "n/a",
-           f"{prefix}.zhen_mean_bleu": "n/a", f"{prefix}.jaen_rank": "n/a"}
+    out = {
+        f"{prefix}.zhen_best_bleu": "n/a",
+        f"{prefix}.zhen_loo_min": "n/a",
+        f"{prefix}.zhen_loo_max": "n/a",
+        f"{prefix}.zhen_rank_min": "n/a",
+        f"{prefix}.zhen_rank_max": "n/a",
+        f"{prefix}.zhen_rows": "n/a",
+        f"{prefix}.zhen_mean_bleu": "n/a",
+        f"{prefix}.jaen_rank": "n/a",
+    }
     tasks = needles.index.get_level_values("task")
     if "zh-en" in tasks:
         z = needles.loc["zh-en"]
         ranks = [int(str(r).split(" of ")[0]) for r in z["rank of that prediction"]]
-        out.update({
-            f"{prefix}.zhen_best_bleu": fmt(float(z["best BLEU"].iloc[0]), "bleu"),
-            f"{prefix}.zhen_loo_min": fmt(float(z["leave-one-out prediction"].min()), "bleu"),
-            f"{prefix}.zhen_loo_max": fmt(float(z["leave-one-out prediction"].max()), "bleu"),
-            f"{prefix}.zhen_rank_min": str(min(ranks)), f"{prefix}.zhen_rank_max": str(max(ranks)),
-            f"{prefix}.zhen_rows": str(z["rank of that prediction"].iloc[0]).split(" of ")[1],
-            f"{prefix}.zhen_mean_bleu": fmt(float(z["table mean BLEU"].iloc[0]), "bleu")})
+        out.update(
+            {
+                f"{prefix}.zhen_best_bleu": fmt(float(z["best BLEU"].iloc[0]), "bleu"),
+                f"{prefix}.zhen_loo_min": fmt(float(z["leave-one-out prediction"].min()), "bleu"),
+                f"{prefix}.zhen_loo_max": fmt(float(z["leave-one-out prediction"].max()), "bleu"),
+                f"{prefix}.zhen_rank_min": str(min(ranks)),
+                f"{prefix}.zhen_rank_max": str(max(ranks)),
+                f"{prefix}.zhen_rows": str(z["rank of that prediction"].iloc[0]).split(" of ")[1],
+                f"{prefix}.zhen_mean_bleu": fmt(float(z["table mean BLEU"].iloc[0]), "bleu"),
+            }
+        )
     if "ja-en" in tasks:
-        out[f"{prefix}.jaen_rank"] = str(needles.loc["ja-en"]["rank of that prediction"]
-                                         .iloc[0]).split(" of ")[0]
+        out[f"{prefix}.jaen_rank"] = str(
+            needles.loc["ja-en"]["rank of that prediction"].iloc[0]
+        ).split(" of ")[0]
     return out
 
 
-def loto_values(loto: pd.DataFrame | None, sweep: pd.DataFrame | None,
-                prefix: str = "ch2.k") -> dict[str, str]:
+def loto_values(
+    loto: pd.DataFrame | None, sweep: pd.DataFrame | None, prefix: str = "ch2.k"
+) -> dict[str, str]:
     """What the chapter quotes from the leave-one-task-out table and the k sweep."""
-    out = {f"{prefix}.gbei_better": "n/a", f"{prefix}.gbei_worse_tasks": "n/a",
-           f"{prefix}.gbei_common_k": "n/a", f"{prefix}.gbei_max_gain": "n/a",
-           f"{prefix}.gbei_tuned_enja": "n/a", f"{prefix}.gbeif_better": "n/a",
-           f"{prefix}.gbei_zhen_k40": "n/a", f"{prefix}.n_tables": "n/a"}
+    out = {
+        f"{prefix}.gbei_better": "n/a",
+        f"{prefix}.gbei_worse_tasks": "n/a",
+        f"{prefix}.gbei_common_k": "n/a",
+        f"{prefix}.gbei_max_gain": "n/a",
+        f"{prefix}.gbei_tuned_enja": "n/a",
+        f"{prefix}.gbeif_better": "n/a",
+        f"{prefix}.gbei_zhen_k40": "n/a",
+        f"{prefix}.n_tables": "n/a",
+    }
     if loto is None or loto.empty:
         return out
     methods = set(loto.index.get_level_values("method"))
     if "gb-ei-m" in methods:
         g = loto.loc["gb-ei-m"]
         gains = [float(s.split(" ")[0]) for s in g["difference [95% CI]"]]
-        out.update({
-            f"{prefix}.gbei_better": str(int((g["clear"] == "better").sum())),
-            f"{prefix}.gbei_worse_tasks": _tasks_text(list(g.index[g["clear"] == "worse"])),
-            f"{prefix}.gbei_common_k": str(int(g["tuned k"].mode().iloc[0])),
-            f"{prefix}.gbei_max_gain": fmt(-min(gains), "evaluations"),
-            f"{prefix}.n_tables": str(len(g))})
+        out.update(
+            {
+                f"{prefix}.gbei_better": str(int((g["clear"] == "better").sum())),
+                f"{prefix}.gbei_worse_tasks": _tasks_text(list(g.index[g["clear"] == "worse"])),
+                f"{prefix}.gbei_common_k": str(int(g["tuned k"].mode().iloc[0])),
+                f"{prefix}.gbei_max_gain": fmt(-min(gains), "evaluations"),
+                f"{prefix}.n_tables": str(len(g)),
+            }
+        )
         if "en-ja" in g.index:
             out[f"{prefix}.gbei_tuned_enja"] = str(g.loc["en-ja", "ftb, tuned k"])
     if "gb-eif-m" in methods:
-        out[f"{prefix}.gbeif_better"] = str(int((loto.loc["gb-eif-m"]["clear"] == "better")
-                                                .sum()))
+        out[f"{prefix}.gbeif_better"] = str(int((loto.loc["gb-eif-m"]["clear"] == "better").sum()))
     if sweep is not None and len(sweep):
-        sel = sweep[(sweep.method == "gb-ei-m") & (sweep.task == "zh-en") & (sweep.k == 40)
-                    & ~sweep.rule]
+        sel = sweep[
+            (sweep.method == "gb-ei-m") & (sweep.task == "zh-en") & (sweep.k == 40) & ~sweep.rule
+        ]
         if len(sel):
             out[f"{prefix}.gbei_zhen_k40"] = fmt(float(sel["ftb"].iloc[0]), "evaluations")
     return out

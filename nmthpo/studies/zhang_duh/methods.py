@@ -15,7 +15,13 @@ __all__ = ["GRAPH_K_VALUES", "METHODS", "PAPER_METHODS"]
 
 #: The seven single-objective methods of the paper, in its order.
 METHODS: tuple[str, ...] = (
-    "rs", "bo-ei-m", "bo-ei-r", "gb-ei-m", "gb-ei-r", "gb-eif-m", "gb-eif-r"
+    "rs",
+    "bo-ei-m",
+    "bo-ei-r",
+    "gb-ei-m",
+    "gb-ei-r",
+    "gb-eif-m",
+    "gb-eif-r",
 )
 
 #: The k values of the k-sensitivity study (``None``: the paper's mean-degree n/7 rule).

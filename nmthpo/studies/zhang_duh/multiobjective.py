@@ -153,8 +153,10 @@ def _check_frame(frame: pd.DataFrame) -> None:
 def sequences_of(frame: pd.DataFrame) -> list[np.ndarray]:
     """Sample sequences (row ids in evaluation order), one per trial, in trial order."""
     _check_frame(frame)
-    return [g.sort_values("step")["row"].to_numpy(dtype=np.int64)
-            for _, g in frame.groupby("trial", sort=True)]
+    return [
+        g.sort_values("step")["row"].to_numpy(dtype=np.int64)
+        for _, g in frame.groupby("trial", sort=True)
+    ]
 
 
 # ================================================================================================
@@ -166,8 +168,14 @@ def pareto_metrics(
     """Per-trial fto, fta and fbp (Section 4.2) of one run; ``budget`` defaults to B."""
     table = load_table(task)
     b = budget_for(table.n_rows) if budget is None else int(budget)
-    return evaluate_sequences(sequences_of(frame), table.bleu, table.pareto, objective="pareto",
-                              n_init=n_init, budget=min(b, table.n_rows))
+    return evaluate_sequences(
+        sequences_of(frame),
+        table.bleu,
+        table.pareto,
+        objective="pareto",
+        n_init=n_init,
+        budget=min(b, table.n_rows),
+    )
 
 
 def table4(runs: RunFrames, n_init: int = 3) -> pd.DataFrame:
@@ -185,9 +193,14 @@ def table4(runs: RunFrames, n_init: int = 3) -> pd.DataFrame:
         table = load_table(task)
         per = pareto_metrics(frame, task, n_init=n_init)
         s = summarise(per[["fto", "fta", "fbp"]])
-        rec: dict[str, Any] = {"task": task, "method": method, "rows": table.n_rows,
-                               "J": int(table.pareto.sum()), "B": budget_for(table.n_rows),
-                               "trials": len(per)}
+        rec: dict[str, Any] = {
+            "task": task,
+            "method": method,
+            "rows": table.n_rows,
+            "J": int(table.pareto.sum()),
+            "B": budget_for(table.n_rows),
+            "trials": len(per),
+        }
         for m in ("fto", "fta", "fbp"):
             rec[f"{m}_mean"] = float(s.loc[m, "mean"])
             rec[f"{m}_std"] = float(s.loc[m, "std"])
@@ -212,10 +225,17 @@ def competition_fbp(
         sub = frame[frame["trial"].isin(sorted(frame["trial"].unique())[:n_runs])]
         b = min(int(budget), table.n_rows)
         per = pareto_metrics(sub, task, budget=b)
-        records.append({"task": task, "method": method, "budget": b, "runs": len(per),
-                        "fbp_mean": float(per["fbp"].mean()),
-                        "fbp_std": float(per["fbp"].std(ddof=0)),
-                        "J": int(table.pareto.sum())})
+        records.append(
+            {
+                "task": task,
+                "method": method,
+                "budget": b,
+                "runs": len(per),
+                "fbp_mean": float(per["fbp"].mean()),
+                "fbp_std": float(per["fbp"].std(ddof=0)),
+                "J": int(table.pareto.sum()),
+            }
+        )
     return pd.DataFrame(records)
 
 
@@ -269,9 +289,7 @@ def hypervolume_curves(
     return out, true_hv
 
 
-def hypervolume_bands(
-    frame: pd.DataFrame, task: str, length: int | None = None
-) -> pd.DataFrame:
+def hypervolume_bands(frame: pd.DataFrame, task: str, length: int | None = None) -> pd.DataFrame:
     """Median and quartiles over trials of the hypervolume and its regret, per step.
 
     Columns: ``step`` (number of evaluations, 1-based), ``hv_q25, hv_median, hv_q75,
@@ -281,11 +299,17 @@ def hypervolume_bands(
     curves, true_hv = hypervolume_curves(frame, task, length)
     hq = curve_quantiles(curves)
     rq = curve_quantiles(true_hv - curves)
-    out = pd.DataFrame({
-        "step": np.arange(1, curves.shape[1] + 1),
-        "hv_q25": hq[0], "hv_median": hq[1], "hv_q75": hq[2],
-        "regret_q25": rq[0], "regret_median": rq[1], "regret_q75": rq[2],
-    })
+    out = pd.DataFrame(
+        {
+            "step": np.arange(1, curves.shape[1] + 1),
+            "hv_q25": hq[0],
+            "hv_median": hq[1],
+            "hv_q75": hq[2],
+            "regret_q25": rq[0],
+            "regret_median": rq[1],
+            "regret_q75": rq[2],
+        }
+    )
     out.attrs["true_hv"] = true_hv
     return out
 
@@ -323,14 +347,24 @@ def front_evolution(
     def block(kind: str, step: float, rows: np.ndarray) -> pd.DataFrame:
         m = pareto_mask(table.bleu[rows], table.time[rows])
         r = np.sort(rows[m])
-        return pd.DataFrame({"kind": kind, "step": step, "row": r, "bleu": table.bleu[r],
-                             "time": table.time[r]})
+        return pd.DataFrame(
+            {"kind": kind, "step": step, "row": r, "bleu": table.bleu[r], "time": table.time[r]}
+        )
 
     parts = [block("initial", float(n_init), seq[:n_init])]
     parts += [block("approximation", float(s), seq[: int(s)]) for s in steps]
     true = table.pareto_rows
-    parts.append(pd.DataFrame({"kind": "true", "step": np.nan, "row": true,
-                               "bleu": table.bleu[true], "time": table.time[true]}))
+    parts.append(
+        pd.DataFrame(
+            {
+                "kind": "true",
+                "step": np.nan,
+                "row": true,
+                "bleu": table.bleu[true],
+                "time": table.time[true],
+            }
+        )
+    )
     return pd.concat(parts, ignore_index=True)
 
 
@@ -354,12 +388,12 @@ class ParetoMetrics:
         """fto, fta, fbp of every trial (index: trial); ``budget`` defaults to B."""
         key = (method, task, None if budget is None else int(budget))
         if key not in self._per:
-            self._per[key] = pareto_metrics(self.runs[(method, task)], task,
-                                            budget=budget).set_index("trial")
+            self._per[key] = pareto_metrics(
+                self.runs[(method, task)], task, budget=budget
+            ).set_index("trial")
         return self._per[key]
 
-    def trials(self, method: str, task: str, metric: str,
-               budget: int | None = None) -> np.ndarray:
+    def trials(self, method: str, task: str, metric: str, budget: int | None = None) -> np.ndarray:
         """One metric of every trial, in trial order."""
         return self.metrics(method, task, budget)[metric].to_numpy(dtype=float)
 
@@ -367,16 +401,18 @@ class ParetoMetrics:
         """The mean of one metric over the trials."""
         return float(self.trials(method, task, metric, budget).mean())
 
-    def pair(self, a: str, b: str, task: str, metric: str,
-             budget: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    def pair(
+        self, a: str, b: str, task: str, metric: str, budget: int | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Two methods' ``metric`` on ``task`` over the trials both have, paired by trial."""
         x = self.metrics(a, task, budget)[metric]
         y = self.metrics(b, task, budget)[metric]
         both = x.index.intersection(y.index)
         return x.loc[both].to_numpy(dtype=float), y.loc[both].to_numpy(dtype=float)
 
-    def best(self, methods: Sequence[str], task: str, metric: str,
-             budget: int | None = None) -> str:
+    def best(
+        self, methods: Sequence[str], task: str, metric: str, budget: int | None = None
+    ) -> str:
         """The method of ``methods`` (run on ``task``) with the best mean ``metric``.
 
         Best is lowest for fto and fta (evaluations), highest for fbp (Pareto rows found).
@@ -395,7 +431,13 @@ class ParetoMetrics:
 #: #hidden, #att heads, init lr): ``(x - shift) / scale`` (AutoML-2022 starting kit,
 #: ``sample_code_submission/bomo.py``).
 BOMO_SCALING: tuple[tuple[float, float], ...] = (
-    (10000.0, 40000.0), (2.0, 2.0), (8.0, 2.0), (1024.0, 1024.0), (8.0, 8.0), (0.0003, 0.0007))
+    (10000.0, 40000.0),
+    (2.0, 2.0),
+    (8.0, 2.0),
+    (1024.0, 1024.0),
+    (8.0, 8.0),
+    (0.0003, 0.0007),
+)
 
 
 def _matern52_r2(r2: np.ndarray) -> np.ndarray:
@@ -431,15 +473,26 @@ class AuthorsBOMO(TableOptimizer):
 
     objectives = ("pareto",)
 
-    def __init__(self, X: np.ndarray, rng: np.random.Generator, objective: str = "pareto", *,
-                 noise: float = 1e-3, ties: str = "first", **settings: Any) -> None:
+    def __init__(
+        self,
+        X: np.ndarray,
+        rng: np.random.Generator,
+        objective: str = "pareto",
+        *,
+        noise: float = 1e-3,
+        ties: str = "first",
+        **settings: Any,
+    ) -> None:
         super().__init__(X, rng, objective, **settings)
         if self.X.ndim != 2 or self.X.shape[1] != len(BOMO_SCALING):
-            raise ValueError("AuthorsBOMO needs the six raw hyperparameters per row; run it "
-                             "with encoding='raw'")
+            raise ValueError(
+                "AuthorsBOMO needs the six raw hyperparameters per row; run it with encoding='raw'"
+            )
         if np.any(self.X[:, 2] <= 0) or float(np.nanmax(self.X[:, 0])) <= 1.0:
-            raise ValueError("X does not look like raw configurations (bpe in merges, #embed "
-                             "> 0); run with encoding='raw'")
+            raise ValueError(
+                "X does not look like raw configurations (bpe in merges, #embed "
+                "> 0); run with encoding='raw'"
+            )
         if ties not in ("first", "random"):
             raise ValueError(f"ties must be 'first' or 'random'; got {ties!r}")
         c = self.X.copy()
@@ -512,25 +565,34 @@ class Arm:
 
 
 #: The arms, by label. "ours" are the Table 4 runs (their first trials).
-ARMS: dict[str, Arm] = {a.label: a for a in (
-    Arm("RS", "rs", group="ours"),
-    Arm("BO-M (ours)", "bo-m", group="ours"),
-    Arm("GB-M (ours)", "gb-m", group="ours"),
-    Arm("BO-M, raw seconds", "bo-m", {"log_time": False}, group="BO"),
-    Arm("BO-M, hyperparameters fitted once", "bo-m", {"refit_until": 3, "restarts": 0},
-        group="BO"),
-    Arm("authors' BOMO (AutoML 2022 kit)", AUTHORS_BOMO, options={"encoding": "raw"},
-        group="BO"),
-    Arm("GB-M, k = 3", "gb-m", {"k": 3}, group="GB"),
-    Arm("GB-M, k = 40", "gb-m", {"k": 40}, group="GB"),
-)}
+ARMS: dict[str, Arm] = {
+    a.label: a
+    for a in (
+        Arm("RS", "rs", group="ours"),
+        Arm("BO-M (ours)", "bo-m", group="ours"),
+        Arm("GB-M (ours)", "gb-m", group="ours"),
+        Arm("BO-M, raw seconds", "bo-m", {"log_time": False}, group="BO"),
+        Arm(
+            "BO-M, hyperparameters fitted once",
+            "bo-m",
+            {"refit_until": 3, "restarts": 0},
+            group="BO",
+        ),
+        Arm(
+            "authors' BOMO (AutoML 2022 kit)", AUTHORS_BOMO, options={"encoding": "raw"}, group="BO"
+        ),
+        Arm("GB-M, k = 3", "gb-m", {"k": 3}, group="GB"),
+        Arm("GB-M, k = 40", "gb-m", {"k": 40}, group="GB"),
+    )
+}
 
 #: Trials of every experiment arm (at most the chapter's ``trials``).
 ARM_TRIALS: int = 20
 
 
-def arm_metrics(arms: Sequence[str], tasks: Sequence[str], trials: int = ARM_TRIALS,
-                seed: int = 0) -> pd.DataFrame:
+def arm_metrics(
+    arms: Sequence[str], tasks: Sequence[str], trials: int = ARM_TRIALS, seed: int = 0
+) -> pd.DataFrame:
     """fto, fta and fbp (at B) of every trial of every arm: columns ``arm, task, trial, ...``.
 
     Each arm is read through :func:`nmthpo.studies.grids.run_one` on the ``pareto`` grid (the
@@ -546,8 +608,15 @@ def arm_metrics(arms: Sequence[str], tasks: Sequence[str], trials: int = ARM_TRI
     for task in tasks:
         for label in arms:
             a = ARMS[label]
-            frame = run_one("pareto", a.method, task, trials=int(trials), seed=int(seed),
-                            settings=dict(a.settings), **dict(a.options)).frame
+            frame = run_one(
+                "pareto",
+                a.method,
+                task,
+                trials=int(trials),
+                seed=int(seed),
+                settings=dict(a.settings),
+                **dict(a.options),
+            ).frame
             frame = frame[frame["trial"] < int(trials)]
             per = pareto_metrics(frame, task)
             parts.append(per.assign(arm=label, task=task))

@@ -30,8 +30,11 @@ _QUANTITY: dict[str, str] = {"fto": "evaluations", "fta": "evaluations", "fbp": 
 PAPER_COLUMN = "paper (text)"
 
 
-def table4_readable(t4: pd.DataFrame, methods: Sequence[str] | None = None,
-                    paper: Mapping[tuple[str, str], str] | None = None) -> pd.DataFrame:
+def table4_readable(
+    t4: pd.DataFrame,
+    methods: Sequence[str] | None = None,
+    paper: Mapping[tuple[str, str], str] | None = None,
+) -> pd.DataFrame:
     """Table 4 as the book prints it: rows (task with rows, J, B; metric), columns methods.
 
     Cells read ``mean [95 % CI]`` (percentile bootstrap of the mean over trials), in the one
@@ -39,8 +42,9 @@ def table4_readable(t4: pd.DataFrame, methods: Sequence[str] | None = None,
     ``paper`` maps ``(task, metric)`` to the paper's values for that row (a last column;
     ``-`` where the paper gives none).
     """
-    need = {"task", "method", "rows", "J", "B"} | {f"{m}_{s}" for m in METRIC_NAMES
-                                                    for s in ("mean", "low", "high")}
+    need = {"task", "method", "rows", "J", "B"} | {
+        f"{m}_{s}" for m in METRIC_NAMES for s in ("mean", "low", "high")
+    }
     missing = sorted(need - set(t4.columns))
     if missing:
         raise ValueError(f"frame lacks columns {missing}; pass multiobjective.table4(runs)")
@@ -53,13 +57,18 @@ def table4_readable(t4: pd.DataFrame, methods: Sequence[str] | None = None,
         label = f"{r.task} (n={r.rows}, J={r.J}, B={r.B})"
         labels[label] = str(r.task)
         for m, title in METRIC_NAMES.items():
-            cell = fmt_interval(getattr(r, f"{m}_mean"), getattr(r, f"{m}_low"),
-                                getattr(r, f"{m}_high"), _QUANTITY[m])
+            cell = fmt_interval(
+                getattr(r, f"{m}_mean"),
+                getattr(r, f"{m}_low"),
+                getattr(r, f"{m}_high"),
+                _QUANTITY[m],
+            )
             records.append({"task": label, "metric": title, "method": r.method, "cell": cell})
     frame = pd.DataFrame(records)
     wide = frame.pivot(index=["task", "metric"], columns="method", values="cell")
-    order = pd.MultiIndex.from_product([list(dict.fromkeys(frame.task)),
-                                        list(METRIC_NAMES.values())], names=["task", "metric"])
+    order = pd.MultiIndex.from_product(
+        [list(dict.fromkeys(frame.task)), list(METRIC_NAMES.values())], names=["task", "metric"]
+    )
     wide = wide.reindex(index=order, columns=[m for m in ms if m in wide.columns])
     by_title = {v: k for k, v in METRIC_NAMES.items()}
     wide[PAPER_COLUMN] = [paper.get((labels[t], by_title[m]), "-") for t, m in wide.index]
@@ -107,9 +116,14 @@ def versus_random_search(
             if not pairs:
                 continue
             wc = win_count_interval(pairs, better="below" if metric != "fbp" else "above")
-            counts.append({"system": s, "metric": metric, "wins over RS (by mean)": wc.text,
-                           "95% CI of the count": f"[{fmt(wc.low, 'count')}, "
-                                                  f"{fmt(wc.high, 'count')}]"})
+            counts.append(
+                {
+                    "system": s,
+                    "metric": metric,
+                    "wins over RS (by mean)": wc.text,
+                    "95% CI of the count": f"[{fmt(wc.low, 'count')}, {fmt(wc.high, 'count')}]",
+                }
+            )
     out = pd.DataFrame.from_dict(cells, orient="index")
     out.index = out.index.set_names(["system", "task"])
     out.columns = [METRIC_NAMES.get(c, c) for c in out.columns]

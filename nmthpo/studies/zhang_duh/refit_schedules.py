@@ -65,27 +65,36 @@ def refit_comparison(
         for task in grid.tasks if tasks is None else tasks:
             runs = {
                 ("exact", task): run_one("single", method, task, trials, seed).frame,
-                ("fast", task): run_one("refit", method, task, trials, seed,
-                                        settings=fast).frame,
+                ("fast", task): run_one("refit", method, task, trials, seed, settings=fast).frame,
             }
             m = per_trial_metrics(runs, ties=ties)
             wide = {s: g.set_index("trial").sort_index() for s, g in m.groupby("method")}
             for metric in METRICS:
-                pair = pd.concat([wide["fast"][metric], wide["exact"][metric]], axis=1,
-                                 keys=["fast", "exact"]).dropna()
-                est, lo, hi = paired_difference(pair["fast"].to_numpy(dtype=float),
-                                                pair["exact"].to_numpy(dtype=float))
+                pair = pd.concat(
+                    [wide["fast"][metric], wide["exact"][metric]], axis=1, keys=["fast", "exact"]
+                ).dropna()
+                est, lo, hi = paired_difference(
+                    pair["fast"].to_numpy(dtype=float), pair["exact"].to_numpy(dtype=float)
+                )
                 if lo > 0 or hi < 0:  # every metric: lower is better
                     verdict = "fast better" if hi < 0 else "fast worse"
                 else:
                     verdict = "no difference"
                 q = "bleu" if metric == "fb" else "evaluations"
-                rows.append({"method": method, "task": task, "metric": metric,
-                             "exact": fmt(pair["exact"].mean(), q),
-                             "fast": fmt(pair["fast"].mean(), q),
-                             "fast - exact": fmt(est, q), "95% CI low": fmt(lo, q),
-                             "95% CI high": fmt(hi, q), "finding": verdict,
-                             "trials": len(pair)})
+                rows.append(
+                    {
+                        "method": method,
+                        "task": task,
+                        "metric": metric,
+                        "exact": fmt(pair["exact"].mean(), q),
+                        "fast": fmt(pair["fast"].mean(), q),
+                        "fast - exact": fmt(est, q),
+                        "95% CI low": fmt(lo, q),
+                        "95% CI high": fmt(hi, q),
+                        "finding": verdict,
+                        "trials": len(pair),
+                    }
+                )
     return pd.DataFrame(rows).set_index(["method", "task", "metric"])
 
 
@@ -97,7 +106,10 @@ def refit_values(table: pd.DataFrame | None, prefix: str = "ch2.refit") -> dict[
         return {f"{prefix}.{k}": "n/a" for k in keys}
     worse = table[table["finding"] == "fast worse"]
     tasks = worse.index.get_level_values("task").value_counts()
-    return {f"{prefix}.cells": str(len(table)), f"{prefix}.worse": str(len(worse)),
-            f"{prefix}.better": str(int((table["finding"] == "fast better").sum())),
-            f"{prefix}.same": str(int((table["finding"] == "no difference").sum())),
-            f"{prefix}.worst_task": str(tasks.index[0]) if len(tasks) else "none"}
+    return {
+        f"{prefix}.cells": str(len(table)),
+        f"{prefix}.worse": str(len(worse)),
+        f"{prefix}.better": str(int((table["finding"] == "fast better").sum())),
+        f"{prefix}.same": str(int((table["finding"] == "no difference").sum())),
+        f"{prefix}.worst_task": str(tasks.index[0]) if len(tasks) else "none",
+    }

@@ -90,8 +90,14 @@ def per_trial_metrics(
     out = []
     for (method, task), frame in runs.items():
         table = load_table(task)
-        f = evaluate_sequences(sequences_of(frame), table.bleu, ties=ties, n_init=n_init,
-                               budget=budget, tolerance=tolerance_for(task))
+        f = evaluate_sequences(
+            sequences_of(frame),
+            table.bleu,
+            ties=ties,
+            n_init=n_init,
+            budget=budget,
+            tolerance=tolerance_for(task),
+        )
         f.insert(0, "task", task)
         f.insert(0, "method", method)
         out.append(f)
@@ -118,15 +124,16 @@ def table3(per_trial: pd.DataFrame, cell: str = "std") -> pd.DataFrame:
         for m in ("ftb", "ftc", "fb"):
             q = "bleu" if m == "fb" else "evaluations"
             if cell == "std":
-                cells[(task, m, method)] = (f"{fmt(s.loc[m, 'mean'], q)} ± "
-                                            f"{fmt(s.loc[m, 'std'], q)}")
+                cells[(task, m, method)] = f"{fmt(s.loc[m, 'mean'], q)} ± {fmt(s.loc[m, 'std'], q)}"
             else:
                 cells[(task, m, method)] = fmt_interval(
-                    *bootstrap_mean(g[m].to_numpy(dtype=float)), quantity=q)
+                    *bootstrap_mean(g[m].to_numpy(dtype=float)), quantity=q
+                )
     order = {"ftb": 0, "ftc": 1, "fb": 2}
-    idx = pd.MultiIndex.from_tuples(sorted({(t, m) for t, m, _ in cells},
-                                           key=lambda k: (_task_order(k[0]), order[k[1]])),
-                                    names=["task", "metric"])
+    idx = pd.MultiIndex.from_tuples(
+        sorted({(t, m) for t, m, _ in cells}, key=lambda k: (_task_order(k[0]), order[k[1]])),
+        names=["task", "metric"],
+    )
     methods = list(dict.fromkeys(per_trial["method"]))
     table = pd.DataFrame(index=idx, columns=methods, dtype=object)
     for (t, m, meth), v in cells.items():
@@ -137,8 +144,9 @@ def table3(per_trial: pd.DataFrame, cell: str = "std") -> pd.DataFrame:
 
 def mean_table(per_trial: pd.DataFrame, metric: str) -> pd.DataFrame:
     """Mean of one metric: rows tasks, columns methods (numbers, for comparisons)."""
-    t = per_trial.pivot_table(index="task", columns="method", values=metric, aggfunc="mean",
-                              sort=False)
+    t = per_trial.pivot_table(
+        index="task", columns="method", values=metric, aggfunc="mean", sort=False
+    )
     return t.loc[sorted(t.index, key=_task_order)]
 
 
@@ -212,14 +220,17 @@ def runtime_ecdf(
     for method, rts in by_method.items():
         arr = np.sort(np.asarray(rts))
         for b in grid:
-            rows.append({"method": method, "budget": int(b),
-                         "fraction": float(np.searchsorted(arr, b, side="right") / arr.size)})
+            rows.append(
+                {
+                    "method": method,
+                    "budget": int(b),
+                    "fraction": float(np.searchsorted(arr, b, side="right") / arr.size),
+                }
+            )
     return pd.DataFrame(rows)
 
 
-def average_rank(
-    runs: Mapping[tuple[str, str], pd.DataFrame], length: int
-) -> pd.DataFrame:
+def average_rank(runs: Mapping[tuple[str, str], pd.DataFrame], length: int) -> pd.DataFrame:
     """Average rank (1 = best) of each method's best-so-far BLEU per step.
 
     For every task and trial index the methods are ranked at each step (ties share the
@@ -235,8 +246,12 @@ def average_rank(
         curves = {}
         for m in methods:
             frame = runs[(m, task)]
-            curves[m] = np.vstack([best_so_far(g["row"].to_numpy(), bleu, length)
-                                   for _, g in frame.groupby("trial", sort=True)])
+            curves[m] = np.vstack(
+                [
+                    best_so_far(g["row"].to_numpy(), bleu, length)
+                    for _, g in frame.groupby("trial", sort=True)
+                ]
+            )
         n_trials = min(c.shape[0] for c in curves.values())
         stack = np.stack([curves[m][:n_trials] for m in methods])  # (methods, trials, steps)
         ranks = rankdata(-stack, axis=0)  # higher BLEU -> rank 1
@@ -249,8 +264,9 @@ def average_rank(
 
 # -- the statistics of Section 6.1's claims (judged by the records of
 #    nmthpo.studies.zhang_duh.single_objective_claims) -----------------------------------------
-def weakest(parts: Mapping[str, Estimate], score: Callable[[Estimate], float],
-            what: str = "") -> Estimate:
+def weakest(
+    parts: Mapping[str, Estimate], score: Callable[[Estimate], float], what: str = ""
+) -> Estimate:
     """A composite estimate: ``parts`` plus, as its own value and interval, those of the part
     that is weakest for the statement (the largest ``score``) -- so a row's interval is a real
     95 % interval of one part, while the verdict (:class:`~nmthpo.engine.claims.Every`,
@@ -263,15 +279,23 @@ def weakest(parts: Mapping[str, Estimate], score: Callable[[Estimate], float],
     pick = max(pool, key=lambda k: score(pool[k]))
     e = parts[pick]
     listing = "; ".join(f"{k}: {p.shown()} {p.interval()}" for k, p in parts.items())
-    return Estimate(e.value, e.low, e.high, text=f"{e.shown()} ({pick})",
-                    note=(f"{what}; " if what else "") + f"shown: the weakest part ({pick}); "
-                    f"every part: {listing}", parts=dict(parts), quantity=e.quantity)
+    return Estimate(
+        e.value,
+        e.low,
+        e.high,
+        text=f"{e.shown()} ({pick})",
+        note=(f"{what}; " if what else "") + f"shown: the weakest part ({pick}); "
+        f"every part: {listing}",
+        parts=dict(parts),
+        quantity=e.quantity,
+    )
 
 
 def _wide(per_trial: pd.DataFrame, metric: str = "ftb") -> pd.DataFrame:
     """Per-trial values: rows trials, columns (task, method)."""
-    return per_trial.pivot_table(index="trial", columns=["task", "method"], values=metric,
-                                 sort=True)
+    return per_trial.pivot_table(
+        index="trial", columns=["task", "method"], values=metric, sort=True
+    )
 
 
 def _paired(wide: pd.DataFrame, task: str, a: str, b: str) -> tuple[np.ndarray, np.ndarray]:
@@ -311,8 +335,9 @@ def rs_table_fraction(per_trial: pd.DataFrame, centre: float = 0.5) -> Estimate:
             est, lo, hi = bootstrap_mean(v.to_numpy(float) / load_table(t).n_rows)
             parts[t] = Estimate(est, lo, hi, quantity="fraction")
     left = sorted(set(map(str, per_trial.task)) - set(parts))
-    what = ("mean ftb / rows of RS per task, bootstrap over trials"
-            + (f"; left out (tied best rows): {', '.join(left)}" if left else ""))
+    what = "mean ftb / rows of RS per task, bootstrap over trials" + (
+        f"; left out (tied best rows): {', '.join(left)}" if left else ""
+    )
     return weakest(parts, lambda e: max(abs(e.low - centre), abs(e.high - centre)), what)
 
 
@@ -332,12 +357,14 @@ def rs_expectation(per_trial: pd.DataFrame) -> Estimate:
         if not len(v):
             continue
         table = load_table(str(t))
-        exact = expected_rs_ftb(table.n_rows, n_init,
-                                table.best_rows.size if value_ties else 1)
+        exact = expected_rs_ftb(table.n_rows, n_init, table.best_rows.size if value_ties else 1)
         est, lo, hi = bootstrap_mean(v.to_numpy(float) / exact)
         parts[str(t)] = Estimate(est, lo, hi, quantity="ratio")
-    return weakest(parts, lambda e: max(abs(e.low - 1), abs(e.high - 1)),
-                   "mean ftb / E[max(K,3)] of RS per task, bootstrap over trials")
+    return weakest(
+        parts,
+        lambda e: max(abs(e.low - 1), abs(e.high - 1)),
+        "mean ftb / E[max(K,3)] of RS per task, bootstrap over trials",
+    )
 
 
 def ftb_percent_of(per_trial: pd.DataFrame, task: str, a: str, b: str) -> Estimate:
@@ -347,9 +374,13 @@ def ftb_percent_of(per_trial: pd.DataFrame, task: str, a: str, b: str) -> Estima
     if not _has(per_trial, task, a, b):
         return Estimate(float("nan"), note=f"{a} or {b} not run on {task}")
     est, lo, hi = paired_ratio(*_paired(_wide(per_trial), task, a, b))
-    return Estimate(100 * est, 100 * lo, 100 * hi, quantity="percent",
-                    note=f"100 x mean ftb {a} / mean ftb {b} on {task}, paired bootstrap over "
-                    "trials")
+    return Estimate(
+        100 * est,
+        100 * lo,
+        100 * hi,
+        quantity="percent",
+        note=f"100 x mean ftb {a} / mean ftb {b} on {task}, paired bootstrap over trials",
+    )
 
 
 def ftb_difference(per_trial: pd.DataFrame, task: str, a: str, b: str) -> Estimate:
@@ -359,8 +390,13 @@ def ftb_difference(per_trial: pd.DataFrame, task: str, a: str, b: str) -> Estima
     if not _has(per_trial, task, a, b):
         return Estimate(float("nan"), note=f"{a} or {b} not run on {task}")
     est, lo, hi = paired_difference(*_paired(_wide(per_trial), task, a, b))
-    return Estimate(est, lo, hi, quantity="evaluations",
-                    note=f"mean ftb {a} minus {b} on {task}, paired bootstrap over trials")
+    return Estimate(
+        est,
+        lo,
+        hi,
+        quantity="evaluations",
+        note=f"mean ftb {a} minus {b} on {task}, paired bootstrap over trials",
+    )
 
 
 def best_gb_beats_best_bo(per_trial: pd.DataFrame) -> Estimate:
@@ -381,8 +417,14 @@ def best_gb_beats_best_bo(per_trial: pd.DataFrame) -> Estimate:
         pairs[str(t)] = _paired(wide, str(t), g, b)
         best.append(f"{t}: {g} vs {b}")
     e = win_count_interval(pairs)
-    return Estimate(e.value, e.low, e.high, text=e.text, quantity="count",
-                    note=f"{e.note}; best by mean ({'; '.join(best)})")
+    return Estimate(
+        e.value,
+        e.low,
+        e.high,
+        text=e.text,
+        quantity="count",
+        note=f"{e.note}; best by mean ({'; '.join(best)})",
+    )
 
 
 def eif_beats_ei(per_trial: pd.DataFrame) -> Estimate:
@@ -408,8 +450,13 @@ def kernel_gap(per_trial: pd.DataFrame) -> Estimate:
 
     wide = _wide(per_trial)
     kp = [("bo-ei-m", "bo-ei-r"), ("gb-ei-m", "gb-ei-r"), ("gb-eif-m", "gb-eif-r")]
-    cols = [(t, m) for a, b in kp for t in dict.fromkeys(per_trial.task)
-            if _has(per_trial, str(t), a, b) for m in (a, b)]
+    cols = [
+        (t, m)
+        for a, b in kp
+        for t in dict.fromkeys(per_trial.task)
+        if _has(per_trial, str(t), a, b)
+        for m in (a, b)
+    ]
     if not cols:
         return Estimate(float("nan"), note="needs a method with both kernels", quantity="ratio")
     arr = wide[cols].dropna().to_numpy().reshape(-1, len(cols) // 2, 2)
@@ -419,9 +466,14 @@ def kernel_gap(per_trial: pd.DataFrame) -> Estimate:
         return np.median(np.abs(np.log(m[..., 0] / m[..., 1])), axis=1)
 
     est, lo, hi = paired_bootstrap([arr], median_log_ratio)
-    return Estimate(est, lo, hi, quantity="ratio",
-                    note=f"median over {len(cols) // 2} (task, method) cells of |log(mean ftb "
-                    "Matern / mean ftb RBF)|; one joint resample of trials for all cells")
+    return Estimate(
+        est,
+        lo,
+        hi,
+        quantity="ratio",
+        note=f"median over {len(cols) // 2} (task, method) cells of |log(mean ftb "
+        "Matern / mean ftb RBF)|; one joint resample of trials for all cells",
+    )
 
 
 def initialisation_spread(per_trial: pd.DataFrame) -> Estimate:
@@ -439,9 +491,14 @@ def initialisation_spread(per_trial: pd.DataFrame) -> Estimate:
         return np.median(x.std(axis=1, ddof=1) / x.mean(axis=1), axis=1)
 
     est, lo, hi = paired_bootstrap([arr], median_cv)
-    return Estimate(est, lo, hi, quantity="ratio",
-                    note=f"median over {arr.shape[1]} (task, method) cells of sd / mean of ftb "
-                    "over trials; one joint resample of trials for all cells")
+    return Estimate(
+        est,
+        lo,
+        hi,
+        quantity="ratio",
+        note=f"median over {arr.shape[1]} (task, method) cells of sd / mean of ftb "
+        "over trials; one joint resample of trials for all cells",
+    )
 
 
 # -- chapter helpers ----------------------------------------------------------------------------
@@ -458,8 +515,7 @@ def formatted(frame: pd.DataFrame, quantity: str) -> pd.DataFrame:
     return frame.map(one)
 
 
-def mean_ftb(per_trial: pd.DataFrame, method: str, task: str, trials: int | None = None
-             ) -> float:
+def mean_ftb(per_trial: pd.DataFrame, method: str, task: str, trials: int | None = None) -> float:
     """Mean ftb of ``method`` on ``task`` over its first ``trials`` trials (NaN if absent)."""
     sel = per_trial[(per_trial.method == method) & (per_trial.task == task)]
     if trials is not None:
@@ -475,9 +531,17 @@ def graph_settings(tasks: Sequence[str], kernel: str = "matern52") -> pd.DataFra
     for task in tasks:
         table = load_table(task)
         g = build_graph(table.encode("scaled"), kernel=kernel)
-        rows.append({"task": task, "rows": table.n_rows, "n/7": round(table.n_rows / 7, 1),
-                     "k": g.k, "mean degree": round(g.mean_degree, 1),
-                     "length scale": round(g.lengthscale, 3), "components": g.n_components})
+        rows.append(
+            {
+                "task": task,
+                "rows": table.n_rows,
+                "n/7": round(table.n_rows / 7, 1),
+                "k": g.k,
+                "mean degree": round(g.mean_degree, 1),
+                "length scale": round(g.lengthscale, 3),
+                "components": g.n_components,
+            }
+        )
     return pd.DataFrame(rows).set_index("task")
 
 
@@ -504,8 +568,12 @@ def ecdf_summary(ecdf: pd.DataFrame, budgets: Sequence[int]) -> pd.DataFrame:
     out = {}
     for method, g in ecdf.groupby("method", sort=False):
         g = g.sort_values("budget")
-        out[method] = {f"≤{b}": float(g[g["budget"] <= b]["fraction"].iloc[-1])
-                       if (g["budget"] <= b).any() else 0.0 for b in budgets}
+        out[method] = {
+            f"≤{b}": float(g[g["budget"] <= b]["fraction"].iloc[-1])
+            if (g["budget"] <= b).any()
+            else 0.0
+            for b in budgets
+        }
     return pd.DataFrame(out).T
 
 
@@ -539,8 +607,16 @@ def k_sensitivity(
                 variants.append((paper_k, True, f))
             for k, is_paper, f in variants:
                 m = evaluate_sequences(sequences_of(f), bleu, ties=ties)
-                rows.append({"method": method, "task": task, "k": k, "paper_k": is_paper,
-                             "ftb": float(m["ftb"].mean()), "ftc": float(m["ftc"].mean())})
+                rows.append(
+                    {
+                        "method": method,
+                        "task": task,
+                        "k": k,
+                        "paper_k": is_paper,
+                        "ftb": float(m["ftb"].mean()),
+                        "ftc": float(m["ftc"].mean()),
+                    }
+                )
     return pd.DataFrame(rows)
 
 
@@ -558,8 +634,9 @@ def eif_reading_comparison(
     for task in tasks:
         for m in ("rs", "gb-ei-m", "gb-eif-m"):
             runs[(m, task)] = run_one("single", m, task, trials, seed).frame
-        runs[("gb-eif-text-m", task)] = run_one("eif_text", "gb-eif-text-m", task, trials,
-                                                seed).frame
+        runs[("gb-eif-text-m", task)] = run_one(
+            "eif_text", "gb-eif-text-m", task, trials, seed
+        ).frame
     return mean_table(per_trial_metrics(runs, ties=ties), "ftb")
 
 

@@ -71,8 +71,15 @@ CHAPTER = "02_single_objective"
 PAPER = "zhang-duh-2020"
 
 #: The paper's seven single-objective methods.
-METHODS: tuple[str, ...] = ("rs", "bo-ei-m", "bo-ei-r", "gb-ei-m", "gb-ei-r", "gb-eif-m",
-                            "gb-eif-r")
+METHODS: tuple[str, ...] = (
+    "rs",
+    "bo-ei-m",
+    "bo-ei-r",
+    "gb-ei-m",
+    "gb-ei-r",
+    "gb-eif-m",
+    "gb-eif-r",
+)
 _MODEL_METHODS = METHODS[1:]
 _GB = ("gb-ei-m", "gb-ei-r", "gb-eif-m", "gb-eif-r")
 _SMALL = ("zh-en", "ru-en", "ja-en", "en-ja")
@@ -141,8 +148,13 @@ class Evidence:
         """The Table 3 runs ``{(method, task): frame}``."""
         from nmthpo.studies import grids
 
-        return grids.grid_runs("single", list(self.methods), list(self.tasks),
-                               trials=int(self.trials), seed=int(self.seed))
+        return grids.grid_runs(
+            "single",
+            list(self.methods),
+            list(self.tasks),
+            trials=int(self.trials),
+            seed=int(self.seed),
+        )
 
     @cached_property
     def per_trial(self) -> pd.DataFrame:
@@ -156,9 +168,17 @@ class Evidence:
         """The Figure 6 runs of every method on ``figure6_task``."""
         from nmthpo.studies import grids
 
-        return {m: grids.run_one("figure6", m, self.figure6_task, int(self.trials),
-                                 int(self.seed), budget=int(self.figure6_steps)).frame
-                for m in self.methods}
+        return {
+            m: grids.run_one(
+                "figure6",
+                m,
+                self.figure6_task,
+                int(self.trials),
+                int(self.seed),
+                budget=int(self.figure6_steps),
+            ).frame
+            for m in self.methods
+        }
 
     @property
     def fig6_steps(self) -> list[int]:
@@ -174,8 +194,9 @@ class Evidence:
 
         if not self.small:
             return pd.DataFrame(columns=["arm", "task", "trial", "ftb"])
-        return gd.arm_ftb(list(gd.ARMS), self.small, trials=self.gd_trials,
-                          seed=int(self.seed), ties=self.ties)
+        return gd.arm_ftb(
+            list(gd.ARMS), self.small, trials=self.gd_trials, seed=int(self.seed), ties=self.ties
+        )
 
     @cached_property
     def gd_six(self) -> pd.DataFrame:
@@ -183,38 +204,60 @@ class Evidence:
         from nmthpo.studies.zhang_duh import graph_discrepancy as gd
 
         arms = [*gb_arms(), "BO-EI-M (ours)", "BO-EI-R (ours)", "BO-EI-M, MCMC (paper-era)"]
-        return gd.arm_ftb(arms, list(self.tasks), trials=self.gd_trials, seed=int(self.seed),
-                          ties=self.ties)
+        return gd.arm_ftb(
+            arms, list(self.tasks), trials=self.gd_trials, seed=int(self.seed), ties=self.ties
+        )
 
     @cached_property
     def k_per(self) -> dict[str, dict[str, dict[int | str, np.ndarray]]]:
         """``{method: {task: k -> per-trial ftb}}`` of the k sweep (small tables)."""
         from nmthpo.studies.zhang_duh import graph_discrepancy as gd
 
-        return {m: {t: gd.k_runs(m, t, self.k_trials, int(self.seed), self.ties)
-                    for t in self.small} for m in self.k_methods}
+        return {
+            m: {t: gd.k_runs(m, t, self.k_trials, int(self.seed), self.ties) for t in self.small}
+            for m in self.k_methods
+        }
 
     def scope(self) -> Scope:
         """What the run holds, for :class:`~nmthpo.engine.claims.Needs`."""
-        return Scope(tasks=tuple(self.tasks), methods=tuple(self.methods),
-                     trials=int(self.trials),
-                     extra={FIG6_JA_EN: int(self.figure6_task == "ja-en"),
-                            FIG6_STEPS: int(self.figure6_steps),
-                            GD_TRIALS: self.gd_trials, K_TRIALS: self.k_trials})
+        return Scope(
+            tasks=tuple(self.tasks),
+            methods=tuple(self.methods),
+            trials=int(self.trials),
+            extra={
+                FIG6_JA_EN: int(self.figure6_task == "ja-en"),
+                FIG6_STEPS: int(self.figure6_steps),
+                GD_TRIALS: self.gd_trials,
+                K_TRIALS: self.k_trials,
+            },
+        )
 
 
-def evidence_for(tasks: Sequence[str], methods: Sequence[str], trials: int = 100,
-                 seed: int = 0, budget: int = 20, ties: str = "value",
-                 figure6_task: str = "ja-en", figure6_steps: int = 100,
-                 discrepancy_trials: int = 20) -> tuple[Evidence, Scope]:
+def evidence_for(
+    tasks: Sequence[str],
+    methods: Sequence[str],
+    trials: int = 100,
+    seed: int = 0,
+    budget: int = 20,
+    ties: str = "value",
+    figure6_task: str = "ja-en",
+    figure6_steps: int = 100,
+    discrepancy_trials: int = 20,
+) -> tuple[Evidence, Scope]:
     """The chapter's evidence for its parameters (papermill's strings accepted) and its scope."""
     from nmthpo.studies.params import as_list
 
-    ev = Evidence(tasks=tuple(as_list(tasks, str, "tasks")),
-                  methods=tuple(as_list(methods, str, "methods")), trials=int(trials),
-                  seed=int(seed), budget=int(budget), ties=str(ties),
-                  figure6_task=str(figure6_task), figure6_steps=int(figure6_steps),
-                  discrepancy_trials=int(discrepancy_trials))
+    ev = Evidence(
+        tasks=tuple(as_list(tasks, str, "tasks")),
+        methods=tuple(as_list(methods, str, "methods")),
+        trials=int(trials),
+        seed=int(seed),
+        budget=int(budget),
+        ties=str(ties),
+        figure6_task=str(figure6_task),
+        figure6_steps=int(figure6_steps),
+        discrepancy_trials=int(discrepancy_trials),
+    )
     return ev, ev.scope()
 
 
@@ -253,8 +296,14 @@ def _recount(ev: Evidence, which: str, six: bool) -> Estimate:
     ftb = ev.gd_six if six else ev.gd_ftb
     pairs = gd.best_pairs(ftb, gb_arms(), BO_SETS[which])
     e = win_count_interval(pairs)
-    return Estimate(e.value, e.low, e.high, text=e.text, quantity="count",
-                    note=f"{e.note}; " + gd.pairs_note(pairs, "ftb(best GB) - ftb(best BO)"))
+    return Estimate(
+        e.value,
+        e.low,
+        e.high,
+        text=e.text,
+        quantity="count",
+        note=f"{e.note}; " + gd.pairs_note(pairs, "ftb(best GB) - ftb(best BO)"),
+    )
 
 
 def _loto(ev: Evidence, method: str) -> Estimate:
@@ -263,14 +312,23 @@ def _loto(ev: Evidence, method: str) -> Estimate:
     per = ev.k_per.get(method, {})
     loto = gd.loto_pairs(per)
     if not loto:
-        return Estimate(float("nan"), text="n/a", quantity="count",
-                        note="needs at least two small tables to hold one out")
+        return Estimate(
+            float("nan"),
+            text="n/a",
+            quantity="count",
+            note="needs at least two small tables to hold one out",
+        )
     e = win_count_interval({t: (a, b) for t, (_, a, b) in loto.items()})
     ks = ", ".join(f"{t}: k={k}" for t, (k, _, _) in loto.items())
-    return Estimate(e.value, e.low, e.high, text=e.text, quantity="count",
-                    note=f"{e.note}; tuned k per held-out table ({ks}); "
-                    + gd.pairs_note({t: (a, b) for t, (_, a, b) in loto.items()},
-                                    "ftb(tuned k) - ftb(rule)"))
+    return Estimate(
+        e.value,
+        e.low,
+        e.high,
+        text=e.text,
+        quantity="count",
+        note=f"{e.note}; tuned k per held-out table ({ks}); "
+        + gd.pairs_note({t: (a, b) for t, (_, a, b) in loto.items()}, "ftb(tuned k) - ftb(rule)"),
+    )
 
 
 def _so() -> Any:
@@ -287,15 +345,19 @@ def _ac() -> Any:
 
 # -- the records -------------------------------------------------------------------------------
 _T3 = "Sec. 6.1, Table 3"
-_WHY_GB = ("Chapter 2, 'Why graph-based SMBO does not beat BO here': against a paper-era BO the "
-           "best GB leads on most small tables (findings ch2.gd.*), the k rule costs GB-EI, and "
-           "zh-en's best rows are needles for the graph; not on sw-en and so-en")
+_WHY_GB = (
+    "Chapter 2, 'Why graph-based SMBO does not beat BO here': against a paper-era BO the "
+    "best GB leads on most small tables (findings ch2.gd.*), the k rule costs GB-EI, and "
+    "zh-en's best rows are needles for the graph; not on sw-en and so-en"
+)
 _NEEDS_T3 = Needs(tasks=NMTHPO_TASKS, methods=METHODS)
 _NEEDS_F6 = Needs(methods=METHODS, extra={FIG6_JA_EN: 1, FIG6_STEPS: 50})
 
 CLAIMS: tuple[Claim, ...] = (
     Claim(
-        id="zd20.t3.rs-half", paper=PAPER, where=_T3,
+        id="zd20.t3.rs-half",
+        paper=PAPER,
+        where=_T3,
         statement="RS explores roughly half of the search space before it finds the best "
         "configuration (ftb)",
         paper_value="roughly half",
@@ -305,38 +367,54 @@ CLAIMS: tuple[Claim, ...] = (
         "for RS's mean ftb / rows, on every task whose best BLEU is one row (zh-en's three "
         "tied best rows put the first of them at about n/4 under the paper's 'best value' "
         "wording)",
-        needs=Needs(tasks=NMTHPO_TASKS, methods=("rs",)), chapter=CHAPTER),
+        needs=Needs(tasks=NMTHPO_TASKS, methods=("rs",)),
+        chapter=CHAPTER,
+    ),
     Claim(
-        id="zd20.t3.bo-tenth-of-rs", paper=PAPER, where=_T3,
+        id="zd20.t3.bo-tenth-of-rs",
+        paper=PAPER,
+        where=_T3,
         statement="On sw-en, BO-EI-M needs 10% of the runtime of RS (ftb)",
         paper_value="10%",
         statistic=lambda ev: _so().ftb_percent_of(ev.per_trial, "sw-en", "bo-ei-m", "rs"),
         rule=Covers(10.0),
         yardstick="a value: the 95 % interval of 100 x mean ftb BO-EI-M / mean ftb RS must "
         "cover 10 (%)",
-        needs=Needs(tasks=("sw-en",), methods=("rs", "bo-ei-m")), chapter=CHAPTER),
+        needs=Needs(tasks=("sw-en",), methods=("rs", "bo-ei-m")),
+        chapter=CHAPTER,
+    ),
     Claim(
-        id="zd20.t3.gb-beats-bo", paper=PAPER, where=_T3,
+        id="zd20.t3.gb-beats-bo",
+        paper=PAPER,
+        where=_T3,
         statement="GB beats BO on four of the six tasks (the best GB against the best BO, ftb)",
         paper_value="4 of 6",
         statistic=lambda ev: _so().best_gb_beats_best_bo(ev.per_trial),
         rule=AtLeast(4, of=6),
         yardstick="a count of wins: the bootstrap interval of the count (wins by mean ftb, "
         "trials resampled) must lie at or above 4",
-        needs=_NEEDS_T3, chapter=CHAPTER, explanation=_WHY_GB),
+        needs=_NEEDS_T3,
+        chapter=CHAPTER,
+        explanation=_WHY_GB,
+    ),
     Claim(
-        id="zd20.t3.enja-38", paper=PAPER, where=_T3,
+        id="zd20.t3.enja-38",
+        paper=PAPER,
+        where=_T3,
         statement="On en-ja, GB-EI-M needs 38 fewer evaluations than BO-EI-M (ftb)",
         paper_value="38",
-        statistic=lambda ev: _so().ftb_difference(ev.per_trial, "en-ja", "bo-ei-m",
-                                                  "gb-ei-m"),
+        statistic=lambda ev: _so().ftb_difference(ev.per_trial, "en-ja", "bo-ei-m", "gb-ei-m"),
         rule=Covers(38.0),
         yardstick="a value: the paired 95 % interval of mean ftb BO-EI-M minus GB-EI-M must "
         "cover 38",
-        needs=Needs(tasks=("en-ja",), methods=("bo-ei-m", "gb-ei-m")), chapter=CHAPTER,
-        explanation=_WHY_GB),
+        needs=Needs(tasks=("en-ja",), methods=("bo-ei-m", "gb-ei-m")),
+        chapter=CHAPTER,
+        explanation=_WHY_GB,
+    ),
     Claim(
-        id="zd20.t3.eif-often", paper=PAPER, where=_T3,
+        id="zd20.t3.eif-often",
+        paper=PAPER,
+        where=_T3,
         statement="EIF often works better than EI for GB (ftb)",
         paper_value="often",
         statistic=lambda ev: _so().eif_beats_ei(ev.per_trial),
@@ -344,72 +422,98 @@ CLAIMS: tuple[Claim, ...] = (
         yardstick="'often' read as in most of the 12 (task, kernel) cells: the bootstrap "
         "interval of the count of cells where GB-EIF's mean ftb is lower must lie at or "
         "above 7",
-        needs=Needs(tasks=NMTHPO_TASKS, methods=_GB), chapter=CHAPTER),
+        needs=Needs(tasks=NMTHPO_TASKS, methods=_GB),
+        chapter=CHAPTER,
+    ),
     Claim(
-        id="zd20.t3.kernels-equal", paper=PAPER, where=_T3,
+        id="zd20.t3.kernels-equal",
+        paper=PAPER,
+        where=_T3,
         statement="Matern and RBF kernels are almost equally good",
         paper_value="almost equally good",
         statistic=lambda ev: _so().kernel_gap(ev.per_trial),
         rule=Band(0.0, 0.2, why="'almost equally good'"),
         yardstick="'almost equally' is an approximation: in the median (task, method) cell the "
         "two kernels' mean ftb within about 20 % of each other (|log ratio| below 0.2)",
-        needs=Needs(tasks=NMTHPO_TASKS, methods=_MODEL_METHODS), chapter=CHAPTER),
+        needs=Needs(tasks=NMTHPO_TASKS, methods=_MODEL_METHODS),
+        chapter=CHAPTER,
+    ),
     Claim(
-        id="zd20.t3.init-variance", paper=PAPER, where="Sec. 6.1 (Table 3); Sec. 4.3",
-        statement="Adjusting initialization can result in a noticeable variance on "
-        "performance",
+        id="zd20.t3.init-variance",
+        paper=PAPER,
+        where="Sec. 6.1 (Table 3); Sec. 4.3",
+        statement="Adjusting initialization can result in a noticeable variance on performance",
         paper_value="noticeable variance",
         statistic=lambda ev: _so().initialisation_spread(ev.per_trial),
         rule=Above(0.25),
         yardstick="'noticeable' is not quantified; read as a standard deviation of ftb over "
         "the trials' random initial rows above a quarter of its mean, in the median (task, "
         "method) cell",
-        needs=_NEEDS_T3, chapter=CHAPTER),
+        needs=_NEEDS_T3,
+        chapter=CHAPTER,
+    ),
     Claim(
-        id="zd20.f6.faster-than-rs", paper=PAPER, where="Sec. 6.1, Fig. 6 left (ja-en)",
+        id="zd20.f6.faster-than-rs",
+        paper=PAPER,
+        where="Sec. 6.1, Fig. 6 left (ja-en)",
         statement="BO and GB converge much faster than RS",
         paper_value="much faster",
-        statistic=lambda ev: _ac().faster_than_rs(ev.fig6_runs, ev.figure6_task,
-                                                  ev.fig6_steps),
+        statistic=lambda ev: _ac().faster_than_rs(ev.fig6_runs, ev.figure6_task, ev.fig6_steps),
         rule=Every(Above(0.0)),
         yardstick="'much' is not quantified, so the direction is judged: the best BO's and the "
         "best GB's best BLEU so far above RS's at 5, 10, 20 and 50 evaluations (paired "
         "intervals), every part",
-        needs=_NEEDS_F6, chapter=CHAPTER,
+        needs=_NEEDS_F6,
+        chapter=CHAPTER,
         explanation="Chapter 2, Figure 6 (left) assessed: at 5 evaluations the best BO is "
-        "within sampling error of RS"),
+        "within sampling error of RS",
+    ),
     Claim(
-        id="zd20.f6.gb-superior", paper=PAPER, where="Sec. 6.1, Fig. 6 left (ja-en)",
+        id="zd20.f6.gb-superior",
+        paper=PAPER,
+        where="Sec. 6.1, Fig. 6 left (ja-en)",
         statement="GB is superior over time",
         paper_value="GB superior",
         statistic=lambda ev: _ac().gb_superior(ev.fig6_runs, ev.figure6_task, ev.fig6_steps),
         rule=Every(Above(0.0)),
         yardstick="'over time': the best GB's best BLEU so far above the best BO's (each best "
         "by mean at that step) at 5, 10, 20 and 50 evaluations, every part",
-        needs=_NEEDS_F6, chapter=CHAPTER,
+        needs=_NEEDS_F6,
+        chapter=CHAPTER,
         explanation="Chapter 2, Figure 6 (left) assessed: GB leads only at the start; by 50 "
         "evaluations every model-based method has found the best row, and the GP fits better "
-        "than the graph after the first steps (finding ch2.f6.mse-later)"),
+        "than the graph after the first steps (finding ch2.f6.mse-later)",
+    ),
     Claim(
-        id="zd20.f6.mse", paper=PAPER, where="Sec. 6.1, Fig. 6 right (ja-en)",
+        id="zd20.f6.mse",
+        paper=PAPER,
+        where="Sec. 6.1, Fig. 6 right (ja-en)",
         statement="GB can already fit the data well in the beginning, while BO starts from a "
         "much larger MSE and decreases gradually",
         paper_value="(a figure; no number)",
         statistic=lambda ev: _ac().mse_claim_parts(ev.fig6_runs, ev.figure6_task),
-        rule=AllOf({"GB fits well at the start": Below(1.0),
-                    "BO starts larger": Above(1.0),
-                    "BO decreases": Below(1.0)}),
+        rule=AllOf(
+            {
+                "GB fits well at the start": Below(1.0),
+                "BO starts larger": Above(1.0),
+                "BO decreases": Below(1.0),
+            }
+        ),
         yardstick="three parts, read after the 3 shared initial rows ('the beginning') and "
         "after 50 evaluations: 'fit the data well': GB's MSE over all rows below the variance "
         "of the table's BLEU (better than predicting the table's mean); 'much larger' is not "
         "quantified, so the direction is judged: BO's MSE over GB's above 1; 'decreases': "
         "BO's MSE after 50 evaluations over its MSE at the start below 1",
-        needs=_NEEDS_F6, chapter=CHAPTER,
+        needs=_NEEDS_F6,
+        chapter=CHAPTER,
         explanation="Chapter 2, Figure 6 (right): with three labels the harmonic solution "
         "predicts worse than the table's mean, and its error stays there while the GP's falls "
-        "(finding ch2.f6.mse-later)"),
+        "(finding ch2.f6.mse-later)",
+    ),
     Claim(
-        id="zd20.f8.seed-variance", paper=PAPER, where="Sec. 6.3, Fig. 8 (ja-en, sw-en)",
+        id="zd20.f8.seed-variance",
+        paper=PAPER,
+        where="Sec. 6.3, Fig. 8 (ja-en, sw-en)",
         statement="The variance of performance is kept in a small range in most cases and the "
         "ranking of configurations remains about the same when different random seeds are "
         "applied",
@@ -417,63 +521,93 @@ CLAIMS: tuple[Claim, ...] = (
         statistic=None,
         rule=NoData(would_need="the BLEU of five configurations retrained with six seeds"),
         yardstick="the BLEU of retrained seeds is not released",
-        needs=Needs(data="the released tables hold one BLEU per configuration (one training "
-                    "seed); the five configurations retrained with five more seeds are not "
-                    "released"),
+        needs=Needs(
+            data="the released tables hold one BLEU per configuration (one training "
+            "seed); the five configurations retrained with five more seeds are not "
+            "released"
+        ),
         chapter=CHAPTER,
         explanation="not testable: the chapter shows the spread over HPO trials instead "
-        "(Figure 8 section; claim zd20.t3.init-variance)"),
+        "(Figure 8 section; claim zd20.t3.init-variance)",
+    ),
     Claim(
-        id="zd20.s5.small-k", paper=PAPER, where="Sec. 5.2",
+        id="zd20.s5.small-k",
+        paper=PAPER,
+        where="Sec. 5.2",
         statement="In practice, kNN graphs with a small k turn out to perform well",
         paper_value="perform well",
         statistic=None,
         rule=NoData(would_need="a comparator for 'small k' and a size for 'well'"),
         yardstick="the statement names no comparator and no size",
-        needs=Needs(data="the statement names neither what a small k is compared with (a "
-                    "denser graph? a fully connected one?) nor how well it performs; the "
-                    "chapter's k sweep (k = 5 to 40 and the rule's k) is shown instead"),
+        needs=Needs(
+            data="the statement names neither what a small k is compared with (a "
+            "denser graph? a fully connected one?) nor how well it performs; the "
+            "chapter's k sweep (k = 5 to 40 and the rule's k) is shown instead"
+        ),
         chapter=CHAPTER,
-        explanation="not testable as stated: Chapter 2, 'How the graph methods move with k'"),
+        explanation="not testable as stated: Chapter 2, 'How the graph methods move with k'",
+    ),
 )
 
 
-def _finding(fid: str, statement: str, statistic: Any, needs: Needs | None = None
-             ) -> Finding:
-    return Finding(id=fid, statement=statement, statistic=statistic, chapter=CHAPTER,
-                   needs=needs or Needs())
+def _finding(fid: str, statement: str, statistic: Any, needs: Needs | None = None) -> Finding:
+    return Finding(
+        id=fid, statement=statement, statistic=statistic, chapter=CHAPTER, needs=needs or Needs()
+    )
 
 
 _NEEDS_SMALL = Needs(tasks=_SMALL, extra={GD_TRIALS: 10})
 _NEEDS_SIX = Needs(tasks=NMTHPO_TASKS, extra={GD_TRIALS: 10})
 
 FINDINGS: tuple[Finding, ...] = (
-    _finding("ch2.rs-expectation",
-             "RS's mean ftb over its exact expectation E[max(K,3)] (1: as expected), the task "
-             "farthest from 1",
-             lambda ev: _so().rs_expectation(ev.per_trial), Needs(methods=("rs",))),
-    _finding("ch2.gbei-zhen-vs-rs",
-             "GB-EI-M minus RS, mean ftb on zh-en (Table 3 runs)",
-             lambda ev: _so().ftb_difference(ev.per_trial, "zh-en", "gb-ei-m", "rs"),
-             Needs(tasks=("zh-en",), methods=("rs", "gb-ei-m"))),
-    _finding("ch2.f6.mse-later",
-             "GB's surrogate MSE over BO's after 20 evaluations (Figure 6 runs)",
-             lambda ev: _ac().mse_ratio_at(ev.fig6_runs, 20), _NEEDS_F6),
-    *(_finding(f"ch2.gd.gb-beats-bo-{k}-small",
-               f"tables of the four small ones on which the best GB beats the best BO, against "
-               f"{BO_NAMES[k]}",
-               (lambda ev, k=k: _recount(ev, k, six=False)), _NEEDS_SMALL)
-      for k in ("ours", "mcmc", "rare")),
-    *(_finding(f"ch2.gd.gb-beats-bo-{k}-six",
-               f"tables of the six on which the best GB beats the best BO, against {BO_NAMES[k]}",
-               (lambda ev, k=k: _recount(ev, k, six=True)), _NEEDS_SIX)
-      for k in ("ours", "mcmc")),
-    *(_finding(f"ch2.k.loto-{m}",
-               f"held-out small tables on which a k tuned on the other tables "
-               f"(leave-one-task-out) gives {m.upper()} a lower mean ftb than the rule's k",
-               (lambda ev, m=m: _loto(ev, m)),
-               Needs(tasks=_SMALL, methods=(m,), extra={K_TRIALS: 10}))
-      for m in ("gb-ei-m", "gb-eif-m")),
+    _finding(
+        "ch2.rs-expectation",
+        "RS's mean ftb over its exact expectation E[max(K,3)] (1: as expected), the task "
+        "farthest from 1",
+        lambda ev: _so().rs_expectation(ev.per_trial),
+        Needs(methods=("rs",)),
+    ),
+    _finding(
+        "ch2.gbei-zhen-vs-rs",
+        "GB-EI-M minus RS, mean ftb on zh-en (Table 3 runs)",
+        lambda ev: _so().ftb_difference(ev.per_trial, "zh-en", "gb-ei-m", "rs"),
+        Needs(tasks=("zh-en",), methods=("rs", "gb-ei-m")),
+    ),
+    _finding(
+        "ch2.f6.mse-later",
+        "GB's surrogate MSE over BO's after 20 evaluations (Figure 6 runs)",
+        lambda ev: _ac().mse_ratio_at(ev.fig6_runs, 20),
+        _NEEDS_F6,
+    ),
+    *(
+        _finding(
+            f"ch2.gd.gb-beats-bo-{k}-small",
+            f"tables of the four small ones on which the best GB beats the best BO, against "
+            f"{BO_NAMES[k]}",
+            (lambda ev, k=k: _recount(ev, k, six=False)),
+            _NEEDS_SMALL,
+        )
+        for k in ("ours", "mcmc", "rare")
+    ),
+    *(
+        _finding(
+            f"ch2.gd.gb-beats-bo-{k}-six",
+            f"tables of the six on which the best GB beats the best BO, against {BO_NAMES[k]}",
+            (lambda ev, k=k: _recount(ev, k, six=True)),
+            _NEEDS_SIX,
+        )
+        for k in ("ours", "mcmc")
+    ),
+    *(
+        _finding(
+            f"ch2.k.loto-{m}",
+            f"held-out small tables on which a k tuned on the other tables "
+            f"(leave-one-task-out) gives {m.upper()} a lower mean ftb than the rule's k",
+            (lambda ev, m=m: _loto(ev, m)),
+            Needs(tasks=_SMALL, methods=(m,), extra={K_TRIALS: 10}),
+        )
+        for m in ("gb-ei-m", "gb-eif-m")
+    ),
 )
 
 
@@ -492,16 +626,25 @@ class Moved:
     experiment: str = "single"
 
 
-_PIVOT = ("gb-eif-m/-r now label one tied best row (the authors' pivot) 1 instead of every "
-          "tied best row (commit 'gb-eif-m labels as the authors' code'); the old runs are "
-          "the same method with eif_mode='gbopt-ties'")
+_PIVOT = (
+    "gb-eif-m/-r now label one tied best row (the authors' pivot) 1 instead of every "
+    "tied best row (commit 'gb-eif-m labels as the authors' code'); the old runs are "
+    "the same method with eif_mode='gbopt-ties'"
+)
 
 #: The moved values (old: as the last published chapter printed them).
 MOVED: tuple[Moved, ...] = (
     Moved("gbeifr", "Table 3, GB-EIF-R ftb on zh-en", "gb-eif-r", "zh-en", 100, 30.7, _PIVOT),
     Moved("gbeifm", "Table 3, GB-EIF-M ftb on zh-en", "gb-eif-m", "zh-en", 100, 31.0, _PIVOT),
-    Moved("ksweep", "k sweep and EIF readings, GB-EIF-M ftb with the rule's k on zh-en (30 trials)",
-          "gb-eif-m", "zh-en", 30, 33.6, _PIVOT),
+    Moved(
+        "ksweep",
+        "k sweep and EIF readings, GB-EIF-M ftb with the rule's k on zh-en (30 trials)",
+        "gb-eif-m",
+        "zh-en",
+        30,
+        33.6,
+        _PIVOT,
+    ),
 )
 
 
@@ -525,14 +668,22 @@ def moved_values(recompute_old: bool = False) -> pd.DataFrame:
         a = ftb_new.sort_values("trial")["ftb"].to_numpy(float)
         diff = "n/a (old runs not cached; recompute_old=True computes them)"
         if m.method == "gb-eif-m" or recompute_old:
-            old = run_one("gd_ties", m.method, m.task, m.trials, 0,
-                          settings={"eif_mode": "gbopt-ties"}).frame
+            old = run_one(
+                "gd_ties", m.method, m.task, m.trials, 0, settings={"eif_mode": "gbopt-ties"}
+            ).frame
             ftb_old = per_trial_metrics({("old", m.task): old[old.trial < m.trials]})
             b = ftb_old.sort_values("trial")["ftb"].to_numpy(float)
             diff = fmt_interval(*paired_difference(a, b), quantity="evaluations")
-        rows.append({"value": m.what, "key": m.key, "old": fmt(m.old, "evaluations"),
-                     "new [95% CI]": fmt_interval(*bootstrap_mean(a), quantity="evaluations"),
-                     "new - old [95% CI]": diff, "cause": m.cause})
+        rows.append(
+            {
+                "value": m.what,
+                "key": m.key,
+                "old": fmt(m.old, "evaluations"),
+                "new [95% CI]": fmt_interval(*bootstrap_mean(a), quantity="evaluations"),
+                "new - old [95% CI]": diff,
+                "cause": m.cause,
+            }
+        )
     return pd.DataFrame(rows).set_index("value")
 
 
@@ -583,13 +734,13 @@ def intro_values(prefix: str = "ch2") -> dict[str, str]:
 
     zh = load_table("zh-en")
     return {
-        f"{prefix}.rs_expected_swen": fmt(expected_rs_ftb(load_table("sw-en").n_rows, 3, 1),
-                                          "evaluations"),
-        f"{prefix}.rs_expected_zhen_value": fmt(expected_rs_ftb(zh.n_rows, 3,
-                                                                zh.best_rows.size),
-                                                "evaluations"),
-        f"{prefix}.rs_expected_zhen_firstid": fmt(expected_rs_ftb(zh.n_rows, 3, 1),
-                                                  "evaluations"),
+        f"{prefix}.rs_expected_swen": fmt(
+            expected_rs_ftb(load_table("sw-en").n_rows, 3, 1), "evaluations"
+        ),
+        f"{prefix}.rs_expected_zhen_value": fmt(
+            expected_rs_ftb(zh.n_rows, 3, zh.best_rows.size), "evaluations"
+        ),
+        f"{prefix}.rs_expected_zhen_firstid": fmt(expected_rs_ftb(zh.n_rows, 3, 1), "evaluations"),
         f"{prefix}.zhen_best_bleu": fmt(zh.best_bleu, "bleu"),
         f"{prefix}.ecdf_deltas": ", ".join(fmt(d, "bleu") for d in ECDF_DELTAS),
     }
@@ -602,22 +753,33 @@ def arm_settings_values(prefix: str = "ch2") -> dict[str, str]:
     from nmthpo.engine.numbers import join
     from nmthpo.studies.zhang_duh import graph_discrepancy as gd
 
-    scales = [float(a.settings["ei_scale"]) for a in gd.ARMS.values()
-              if "ei_scale" in a.settings]
+    scales = [float(a.settings["ei_scale"]) for a in gd.ARMS.values() if "ei_scale" in a.settings]
     beta = [str(Fraction(1 / s**2).limit_denominator(100)) for s in scales]
-    return {f"{prefix}.ei_scales": join([fmt(s, "auto").rstrip("0").rstrip(".")
-                                         for s in scales]),
-            f"{prefix}.beta_factors": join([b if "/" in b else str(round(float(b)))
-                                            for b in beta])}
+    return {
+        f"{prefix}.ei_scales": join([fmt(s, "auto").rstrip("0").rstrip(".") for s in scales]),
+        f"{prefix}.beta_factors": join([b if "/" in b else str(round(float(b))) for b in beta]),
+    }
 
 
 def figure6_values(ev: Evidence, scope: Scope, prefix: str = "ch2.f6") -> dict[str, str]:
     """What the prose quotes from the Figure 6 runs (``n/a`` when they cannot judge)."""
     from nmthpo.benchmark.tables import load_table
 
-    keys = [f"{prefix}.{k}" for k in ("best_bleu", "gb_bo_5", "gb_bo_5_methods", "tie_steps",
-                                      "bo_rs_5", "gb_fit", "bo_start", "bo_decrease",
-                                      "bleu_var", "later")]
+    keys = [
+        f"{prefix}.{k}"
+        for k in (
+            "best_bleu",
+            "gb_bo_5",
+            "gb_bo_5_methods",
+            "tie_steps",
+            "bo_rs_5",
+            "gb_fit",
+            "bo_start",
+            "bo_decrease",
+            "bleu_var",
+            "later",
+        )
+    ]
     if _NEEDS_F6.missing(scope) is not None:
         return _na(keys)
     ac = _ac()
@@ -630,8 +792,11 @@ def figure6_values(ev: Evidence, scope: Scope, prefix: str = "ch2.f6") -> dict[s
         return "n/a" if e is None else f"{e.shown()} {e.interval()}"
 
     first = sup.get(f"{ev.fig6_steps[0]} evaluations") if ev.fig6_steps else None
-    ties = [k.split()[0] for k, e in sup.items() if e.defined and e.low <= 0 <= e.high
-            and not (e.low == e.high == 0)]
+    ties = [
+        k.split()[0]
+        for k, e in sup.items()
+        if e.defined and e.low <= 0 <= e.high and not (e.low == e.high == 0)
+    ]
     from nmthpo.engine.numbers import join
 
     return {

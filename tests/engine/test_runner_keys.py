@@ -1,0 +1,67 @@
+"""The one RunSpec keeps every cached file's name: keys of single-task specs equal the former
+``RunSpec.key()``, keys of transfer specs the former ``TransferSpec.key()``."""
+
+import pytest
+
+from nmthpo.engine.runner import RunSpec, cached_runs
+from tests.paths import ROOT
+
+RESULTS = ROOT / "results"
+
+
+@pytest.mark.parametrize(
+    ("spec", "suffix"),
+    [
+        (RunSpec("bo-ei-m", "en-ja", record_mse=True), "b153bab23ea0c911"),
+        (RunSpec("bo-ei-m", "ja-en", record_mse=True), "092ed7dcad910cbd"),
+        (
+            RunSpec(
+                "rgpe",
+                "zh-en",
+                sources=("ru-en", "ja-en", "en-ja", "sw-en", "so-en"),
+                n_source=50,
+                budget=50,
+                n_init=3,
+                seed=0,
+            ),
+            "b33aec67234e572d",
+        ),
+        (RunSpec("rgpe", "zh-en", sources=("ja-en", "en-ja")), "b5f0d9d5e95e131d"),
+        (RunSpec("transbo", "ja-en", sources=("zh-en", "ru-en")), "e08048c094e305b8"),
+        (RunSpec("rgpe", "lc-finetune-zh-en", sources=("lc-finetune-fr-en",)), "677b6d5f85f58c7d"),
+    ],
+)
+def test_pinned_keys(spec, suffix):
+    assert spec.key() == suffix
+    assert (
+        RESULTS / ("single" if spec.sources is None else "transfer") / f"{spec.stem()}.parquet"
+    ).exists() or spec.task == "ja-en"
+
+
+def test_every_cached_single_run_keeps_its_name():
+    runs = [
+        (spec, pq) for d in sorted(RESULTS.glob("*")) if d.is_dir() for spec, pq in cached_runs(d)
+    ]
+    assert len(runs) > 100
+    for spec, pq in runs:
+        assert spec.stem() == pq.stem
+        assert RunSpec.from_json(spec.to_json()) == spec
+
+
+def test_every_cached_transfer_run_keeps_its_name():
+    from nmthpo.studies.li_transbo.study import CHAPTER_GRID, setting_specs
+
+    stems = {s.stem() for name in CHAPTER_GRID for s in setting_specs(name)}
+    files = {p.stem for p in (RESULTS / "transfer").glob("*.parquet")}
+    assert stems == files and len(files) == 162
+
+
+def test_transfer_extras_enter_the_key_only_when_not_default():
+    base = RunSpec("rs", "zh-en", sources=("ru-en",))
+    assert base.stop == "none" and base.encoding == "shared" and base.budget == 50
+    assert "stop" not in base.payload()
+    other = RunSpec("rs", "zh-en", stop="target", sources=("ru-en",))
+    assert other.payload()["stop"] == "target" and other.key() != base.key()
+    assert RunSpec.from_json(other.to_json()) == other
+    with pytest.raises(ValueError, match="apply to runs with source tasks only"):
+        RunSpec("rs", "zh-en", n_source=10).validate()
