@@ -372,7 +372,7 @@ def _table_spec(args: argparse.Namespace, settings: Mapping[str, object]) -> Any
             else tuple(x.strip() for x in args.sources.split(",") if x.strip())
         )
     stop = "none" if args.no_stop else ("target" if sources is None else None)
-    return RunSpec(
+    return RunSpec.of(
         args.method,
         args.task,
         objective=args.objective,
@@ -419,8 +419,10 @@ def _curves_run(args: argparse.Namespace) -> bool:
         raise UsageError("a learning-curve run takes neither --sources nor --objective pareto")
     table = load_curves(args.task)
     budget = args.budget if args.budget is not None else fidelity.default_budget(table)
+    from nmthpo.optimizers.registry import method_name
+
     spec = fidelity.CurveRunSpec(
-        args.method, args.task, budget, args.seed, parse_settings(args.set)
+        method_name(args.method), args.task, budget, args.seed, parse_settings(args.set)
     )
     try:
         spec.validate()

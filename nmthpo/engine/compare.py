@@ -133,7 +133,13 @@ def load_run_spec(path: str | Path) -> RunSpec:
             f"{path} is not a run directory (it needs spec.json and "
             f"results.parquet, as `nmthpo run ... --out {path}` writes)"
         )
-    return RunSpec.from_json(spec_file.read_text())
+    try:
+        return RunSpec.from_json(spec_file.read_text())
+    except (TypeError, ValueError, KeyError) as exc:
+        raise FileNotFoundError(
+            f"{path} does not hold a lookup-table run (its spec.json is not a run spec of "
+            f"`nmthpo run`: {exc}); compare reads runs on the six tables"
+        ) from None
 
 
 def load_run_dir(path: str | Path) -> RunResult:

@@ -47,7 +47,7 @@ import heapq
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -56,7 +56,7 @@ import pandas as pd
 
 from nmthpo.benchmark.learning_curves import LearningCurveTable, load_curves
 from nmthpo.engine.cache import atomic_write, key, write_text
-from nmthpo.optimizers.registry import MethodSpec, load_class, resolve
+from nmthpo.optimizers.registry import MethodSpec, load_class, method_name, resolve
 
 __all__ = [
     "BUDGET_CURVES",
@@ -352,11 +352,11 @@ class CurveRunResult:
         """Write ``out/evaluations.parquet``, ``out/recommendations.parquet`` and
         ``out/spec.json`` (atomically); a directory holding another run's output is refused
         unless ``force`` (:func:`nmthpo.engine.runner.check_output`)."""
-        from nmthpo.engine.runner import check_output
+        from nmthpo.engine.runner import prepare_output
 
-        out = Path(out)
-        check_output(out, self.spec.payload(), force)
-        out.mkdir(parents=True, exist_ok=True)
+        out = prepare_output(
+            out, self.spec.payload(), ("evaluations.parquet", "recommendations.parquet"), force
+        )
         for name, frame in (
             ("evaluations", self.evaluations),
             ("recommendations", self.recommendations),
@@ -424,8 +424,13 @@ def run_curves(
     if trials < 1:
         raise ValueError(f"trials must be >= 1, got {trials}")
     resolved = resolve(method)
-    name = method if isinstance(method, str) else resolved.name
+    settings = dict(settings or {})
+    if isinstance(method, str):
+        name = method_name(method)
+    else:  # a class or a MethodSpec: its fixed settings enter the key (as RunSpec.of does)
+        name, settings = resolved.name, {**resolved.settings, **settings}
+        resolved = replace(resolved, settings={})
     b = default_budget(load_curves(task)) if budget is None else int(budget)
-    spec = CurveRunSpec(name, task, b, int(seed), dict(settings or {}), resolved=resolved)
+    spec = CurveRunSpec(name, task, b, int(seed), settings, resolved=resolved)
     result: CurveRunResult = run_specs([spec], trials, jobs, cache_dir, progress, scheduler)[0]
     return result

@@ -110,7 +110,7 @@ from nmthpo.engine.loop import (
     ask_tell,
 )
 from nmthpo.engine.metrics import validate_sequence, write_sequences
-from nmthpo.optimizers.registry import MethodSpec, build, load_class, resolve
+from nmthpo.optimizers.registry import MethodSpec, build, load_class, method_name, resolve
 
 __all__ = [
     "CACHE_VERSION",
@@ -125,6 +125,7 @@ __all__ = [
     "initial_rows",
     "load_run",
     "output_problem",
+    "prepare_output",
     "run",
     "run_machine",
     "run_specs",
@@ -238,7 +239,7 @@ class RunSpec:
         """A spec for any method form: a class or a MethodSpec becomes ``"module:Class"``
         (its fixed settings join ``settings``, so they enter the key)."""
         if isinstance(method, str):
-            return cls(method, task, **kwargs)
+            return cls(method_name(method), task, **kwargs)
         spec = resolve(method)
         settings = {**spec.settings, **dict(kwargs.pop("settings", None) or {})}
         return cls(
@@ -645,9 +646,12 @@ class RunResult:
         plus ``target_weights.csv`` (transfer runs). A directory holding the output of another
         run is refused (:class:`OutputExists`, :func:`output_problem`) unless ``force``.
         """
-        out = Path(out)
-        check_output(out, self.spec.payload(), force)
-        out.mkdir(parents=True, exist_ok=True)
+        files = (
+            ("trajectories.parquet", "target_weights.csv")
+            if self.spec.is_transfer
+            else ("results.parquet",)
+        )
+        out = prepare_output(out, self.spec.payload(), ("sequences.ss", *files), force)
         write_sequences(out / "sequences.ss", self.sequences)
         if self.spec.is_transfer:
             _write_parquet(self.frame, out / "trajectories.parquet")
@@ -712,6 +716,23 @@ def check_output(out: str | Path, payload: Mapping[str, Any], force: bool = Fals
         raise OutputExists(
             f"{why}; choose another --out, or pass --force (force=True) to replace it"
         )
+
+
+def prepare_output(
+    out: str | Path, payload: Mapping[str, Any], writes: Sequence[str], force: bool = False
+) -> Path:
+    """Make ``out`` ready for a run of spec ``payload`` that writes ``writes`` and then
+    ``spec.json``: refuse another run's output unless ``force`` (:func:`check_output`), then
+    remove ``spec.json`` (written last, so an interrupted save is never taken for a finished
+    one) and the files of :data:`OUTPUT_FILES` this save will not write (an earlier run's
+    leftovers would otherwise sit beside the new spec). Nothing else in ``out`` is touched."""
+    out = Path(out)
+    check_output(out, payload, force)
+    out.mkdir(parents=True, exist_ok=True)
+    for name in OUTPUT_FILES:
+        if name not in writes and (out / name).is_file():
+            (out / name).unlink()
+    return out
 
 
 def _job(i: int, spec: Any, trial: int) -> tuple[int, int, dict[str, np.ndarray]]:

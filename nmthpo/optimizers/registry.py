@@ -71,6 +71,7 @@ __all__ = [
     "get_spec",
     "load_class",
     "make_optimizer",
+    "method_name",
     "register",
     "resolve",
     "spec_from_class",
@@ -531,6 +532,15 @@ def spec_from_class(cls: type, key: str | None = None) -> MethodSpec:
         key=_check_key(key if key is not None else getattr(cls, "method_key", None)),
         obj=cls,
     )
+
+
+def method_name(method: str) -> str:
+    """The name a run records for the method string ``method``: a registered name or a
+    ``prefix:Name`` as given; a ``module:Class`` as :attr:`MethodSpec.name` of the class (with
+    its ``method_key``, if it declares one), so the string and the class name one method."""
+    if ":" not in method or method.partition(":")[0] in PREFIXES:
+        return method
+    return resolve(method).name
 
 
 def resolve(method: str | type | MethodSpec) -> MethodSpec:

@@ -436,7 +436,7 @@ def run_cache_dir(folder: str, spec: Any, trials: int) -> Path:
     the run with at least ``trials`` trials (then nothing is written); else the user cache.
     """
     book = book_dir(folder)
-    if writing_results() or _holds(book / f"{spec.stem()}.parquet", "trial", trials):
+    if writing_results() or _holds(book / f"{spec.stem()}.parquet", spec.trial_column, trials):
         return book
     return user_dir(folder)
 

@@ -273,3 +273,82 @@ def test_save_refuses_another_runs_output_from_python(tmp_path: Path) -> None:
     b.save(tmp_path, force=True)
     assert json.loads((tmp_path / "spec.json").read_text())["seed"] == 1
     assert np.array_equal(pd.read_parquet(tmp_path / "results.parquet")["row"], b.frame["row"])
+
+
+def test_a_module_class_string_and_the_class_name_one_method() -> None:
+    from userpkg.mymod import MyOptimizer
+
+    from nmthpo.optimizers.registry import method_name, spec_from_class
+
+    keyed = type("Keyed", (MyOptimizer,), {"method_key": "v2", "__module__": "userpkg.mymod"})
+    import userpkg.mymod as mod
+
+    mod.Keyed = keyed  # type: ignore[attr-defined]
+    try:
+        assert method_name("userpkg.mymod:Keyed") == "userpkg.mymod:Keyed@v2"
+        assert spec_from_class(keyed).name == "userpkg.mymod:Keyed@v2"
+        a = runner.RunSpec.of("userpkg.mymod:Keyed", "zh-en")
+        b = runner.RunSpec.of(keyed, "zh-en")
+        assert a.key() == b.key() and a.method == b.method
+        assert method_name("rs") == "rs" and method_name("optuna:TPESampler") == "optuna:TPESampler"
+    finally:
+        del mod.Keyed  # type: ignore[attr-defined]
+
+
+def test_a_method_specs_fixed_settings_enter_a_learning_curve_runs_key(tmp_path: Path) -> None:
+    from dataclasses import replace
+
+    from nmthpo.optimizers.registry import METHODS
+
+    a = fidelity.run_curves(
+        replace(METHODS["sh"], settings={"eta": 2}), LC, trials=2, cache_dir=tmp_path
+    )
+    b = fidelity.run_curves(
+        replace(METHODS["sh"], settings={"eta": 4}), LC, trials=2, cache_dir=tmp_path
+    )
+    assert a.spec.stem() != b.spec.stem() and dict(b.spec.settings) == {"eta": 4}
+    fresh = fidelity.run_curves("sh", LC, trials=2, settings={"eta": 4})
+    pd.testing.assert_frame_equal(b.frame, fresh.frame)
+
+
+def test_an_hpob_callable_without_a_name_of_its_own_needs_a_key() -> None:
+    import functools
+
+    from nmthpo.optimizers.adapters import from_hpob
+
+    def pick(X_obs, y_obs, X_pen, k=0):  # type: ignore[no-untyped-def]
+        return k
+
+    for fn in (lambda X_obs, y_obs, X_pen: 0, functools.partial(pick, k=1), pick):
+        with pytest.raises(ValueError, match="key="):
+            from_hpob(fn)
+    assert (
+        from_hpob(lambda X_obs, y_obs, X_pen: 0, key="first")
+        .settings["fn"]
+        .name.endswith("<lambda>:first")
+    )
+
+
+def test_force_leaves_no_file_of_the_replaced_run(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    base = ["--trials", "2", "--quiet", "--out", str(out)]
+    assert _cli(["run", "rs", "--task", "zh-en", *base], tmp_path).returncode == 0
+    forced = _cli(
+        ["run", "rs", "--task", "zh-en", "--sources", "ru-en", *base, "--force"], tmp_path
+    )
+    assert forced.returncode == 0, forced.stderr
+    assert sorted(p.name for p in out.iterdir()) == [
+        "sequences.ss",
+        "spec.json",
+        "target_weights.csv",
+        "trajectories.parquet",
+    ]
+    curves = _cli(["run", "sh", "--task", LC, *base, "--force"], tmp_path)
+    assert curves.returncode == 0, curves.stderr
+    assert sorted(p.name for p in out.iterdir()) == [
+        "evaluations.parquet",
+        "recommendations.parquet",
+        "spec.json",
+    ]
+    comp = _cli(["compare", str(out), "--task", LC], tmp_path)
+    assert comp.returncode != 0 and "Traceback" not in comp.stderr

@@ -157,6 +157,12 @@ class HPOBOptimizer(TableOptimizer):
         return int(pending[k])
 
 
+def _named(target: Any) -> bool:
+    """Whether ``target`` is a plain function whose qualified name tells it apart."""
+    qual = getattr(target, "__qualname__", "")
+    return inspect.isfunction(target) and "<" not in qual
+
+
 def from_hpob(fn: Callable[..., Any], key: str | None = None) -> MethodSpec:
     """Turn an HPO-B style ``observe_and_suggest`` function into a method.
 
@@ -168,6 +174,8 @@ def from_hpob(fn: Callable[..., Any], key: str | None = None) -> MethodSpec:
     key : str, optional
         Added to the method's name (``hpob:<module>:<qualname>:<key>``), e.g. a version: the
         name, not the code, identifies a function in caches and results (:class:`HPOBFunction`).
+        Required for a callable whose qualified name does not tell it apart (a lambda, a nested
+        function, a ``functools.partial``, a method of a configured object): ``ValueError``.
 
     Returns
     -------
@@ -181,6 +189,13 @@ def from_hpob(fn: Callable[..., Any], key: str | None = None) -> MethodSpec:
         if isinstance(fn, HPOBFunction) and key is None
         else HPOBFunction(getattr(fn, "fn", fn) if isinstance(fn, HPOBFunction) else fn, key)
     )
+    if wrapped.key is None and not _named(wrapped._target):
+        raise ValueError(
+            f"{wrapped.name} does not name one function (a lambda, a function defined inside "
+            "another, a functools.partial or a method of a configured object share their "
+            "name with others), so its runs could not be told apart in a cache; pass "
+            "from_hpob(fn, key='...') with a key that names it"
+        )
     return MethodSpec(
         __name__,
         "HPOBOptimizer",
