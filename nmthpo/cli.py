@@ -35,7 +35,14 @@ from nmthpo.commands import COMMAND_MODULES, command_name
 from nmthpo.commands import methods as methods_command
 from nmthpo.commands.arguments import LIMITS, bounded, limit_help
 from nmthpo.commands.arguments import nonneg_float as _nonneg_float
-from nmthpo.commands.validate import UsageError, check, parse_settings, read_checked_sequences
+from nmthpo.commands.validate import (
+    UsageError,
+    check,
+    parse_settings,
+    read_checked_sequences,
+    run_sources,
+    run_stop,
+)
 
 #: Exit status of a command stopped by SIGINT or SIGTERM (128 + SIGINT, as shells report it).
 INTERRUPTED = 130
@@ -110,26 +117,13 @@ def _cmd_data(args: argparse.Namespace) -> int:
 
 
 # -- run ------------------------------------------------------------------------------------------
-def _parse_sources(text: str | None, task: str) -> tuple[str, ...] | None:
-    if text is None:
-        return None
-    from nmthpo.engine.runner import default_sources
-
-    if text == "all":
-        return default_sources(task)
-    sources = tuple(s.strip() for s in text.split(",") if s.strip())
-    if not sources:
-        raise UsageError("--sources is empty; give comma-separated task names or 'all'")
-    return sources
-
-
 def _cmd_run(args: argparse.Namespace) -> int:
     from nmthpo.engine.runner import run
 
     # every kind of run goes through the one runner; a learning-curve run (budget in
     # checkpoints) was recognised and checked before any work by commands.validate
-    sources = _parse_sources(args.sources, args.task)
-    stop = "none" if args.no_stop else ("target" if sources is None else None)
+    sources = run_sources(args)
+    stop = run_stop(args, sources)
     res = run(
         args.method,
         args.task,

@@ -360,18 +360,33 @@ def _run(args: argparse.Namespace) -> None:
     _check_out(args, _table_spec(args, settings).payload())
 
 
-def _table_spec(args: argparse.Namespace, settings: Mapping[str, object]) -> Any:
-    """The :class:`~nmthpo.engine.runner.RunSpec` that ``nmthpo run`` will run."""
-    from nmthpo.engine.runner import RunSpec, default_sources
+def run_sources(args: argparse.Namespace) -> tuple[str, ...] | None:
+    """``nmthpo run``'s source tasks: ``None`` without ``--sources``, every other task of the
+    family for ``all``, else the comma-separated names (an empty list is refused)."""
+    if args.sources is None:
+        return None
+    from nmthpo.engine.runner import default_sources
 
-    sources = None
-    if args.sources is not None:
-        sources = (
-            default_sources(args.task)
-            if args.sources == "all"
-            else tuple(x.strip() for x in args.sources.split(",") if x.strip())
-        )
-    stop = "none" if args.no_stop else ("target" if sources is None else None)
+    if args.sources == "all":
+        return default_sources(args.task)
+    sources = tuple(s.strip() for s in args.sources.split(",") if s.strip())
+    if not sources:
+        raise UsageError("--sources is empty; give comma-separated task names or 'all'")
+    return sources
+
+
+def run_stop(args: argparse.Namespace, sources: tuple[str, ...] | None) -> str | None:
+    """``nmthpo run``'s stop rule: ``none`` with ``--no-stop``, else the oracle target for a
+    single-task run and the runner's default (no stop) for a transfer run."""
+    return "none" if args.no_stop else ("target" if sources is None else None)
+
+
+def _table_spec(args: argparse.Namespace, settings: Mapping[str, object]) -> Any:
+    """The :class:`~nmthpo.engine.runner.RunSpec` that ``nmthpo run`` will run (the same
+    :func:`run_sources` and :func:`run_stop` as the command)."""
+    from nmthpo.engine.runner import RunSpec
+
+    sources = run_sources(args)
     return RunSpec.of(
         args.method,
         args.task,
@@ -379,7 +394,7 @@ def _table_spec(args: argparse.Namespace, settings: Mapping[str, object]) -> Any
         seed=args.seed,
         n_init=args.n_init,
         budget=args.budget,
-        stop=stop,
+        stop=run_stop(args, sources),
         settings=dict(settings),
         sources=sources,
         n_source=args.n_source,
@@ -418,11 +433,8 @@ def _curves_run(args: argparse.Namespace) -> bool:
     if args.sources is not None or args.objective != "bleu":
         raise UsageError("a learning-curve run takes neither --sources nor --objective pareto")
     table = load_curves(args.task)
-    budget = args.budget if args.budget is not None else fidelity.default_budget(table)
-    from nmthpo.optimizers.registry import method_name
-
-    spec = fidelity.CurveRunSpec(
-        method_name(args.method), args.task, budget, args.seed, parse_settings(args.set)
+    spec = fidelity.CurveRunSpec.of(
+        args.method, args.task, args.budget, args.seed, parse_settings(args.set)
     )
     try:
         spec.validate()

@@ -96,6 +96,30 @@ class CurveRunSpec:
     settings: Mapping[str, Any] = field(default_factory=dict)
     resolved: MethodSpec | None = field(default=None, compare=False, repr=False)
 
+    @classmethod
+    def of(
+        cls,
+        method: str | type | MethodSpec,
+        task: str,
+        budget: int | None = None,
+        seed: int = 0,
+        settings: Mapping[str, Any] | None = None,
+    ) -> CurveRunSpec:
+        """The spec of a run of ``method`` (any form :func:`resolve` takes) on the curves of
+        ``task``, named as :meth:`nmthpo.engine.runner.RunSpec.of` names table runs: a string
+        by :func:`~nmthpo.optimizers.registry.method_name`; a class or a MethodSpec by its
+        name, its fixed settings joining ``settings`` (so they enter the key). ``budget``
+        defaults to :func:`default_budget`."""
+        resolved = resolve(method)
+        sets = dict(settings or {})
+        if isinstance(method, str):
+            name = method_name(method)
+        else:
+            name, sets = resolved.name, {**resolved.settings, **sets}
+            resolved = replace(resolved, settings={})
+        b = default_budget(load_curves(task)) if budget is None else int(budget)
+        return cls(name, task, b, int(seed), sets, resolved=resolved)
+
     def method_spec(self) -> MethodSpec:
         """The resolved method (resolved once, sent to workers)."""
         return self.resolved if self.resolved is not None else resolve(self.method)
@@ -423,14 +447,6 @@ def run_curves(
 
     if trials < 1:
         raise ValueError(f"trials must be >= 1, got {trials}")
-    resolved = resolve(method)
-    settings = dict(settings or {})
-    if isinstance(method, str):
-        name = method_name(method)
-    else:  # a class or a MethodSpec: its fixed settings enter the key (as RunSpec.of does)
-        name, settings = resolved.name, {**resolved.settings, **settings}
-        resolved = replace(resolved, settings={})
-    b = default_budget(load_curves(task)) if budget is None else int(budget)
-    spec = CurveRunSpec(name, task, b, int(seed), settings, resolved=resolved)
+    spec = CurveRunSpec.of(method, task, budget, seed, settings)
     result: CurveRunResult = run_specs([spec], trials, jobs, cache_dir, progress, scheduler)[0]
     return result

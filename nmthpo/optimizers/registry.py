@@ -66,6 +66,7 @@ __all__ = [
     "PREFIXES",
     "MethodSpec",
     "available",
+    "check_key",
     "build",
     "constructor_settings",
     "get_spec",
@@ -483,7 +484,9 @@ def load_class(spec: MethodSpec, transfer: bool = False, fidelity: bool = False)
     return _import_attr(path, what)  # type: ignore[no-any-return]
 
 
-def _check_key(key: Any) -> str | None:
+def check_key(key: Any) -> str | None:
+    """``key`` (a user's key of a method, :attr:`MethodSpec.key`) if it is valid, ``None``
+    for ``None``; ``ValueError`` otherwise (it becomes part of file names)."""
     if key is None:
         return None
     if not isinstance(key, str) or not key or not all(c.isalnum() or c in "_.-" for c in key):
@@ -529,7 +532,7 @@ def spec_from_class(cls: type, key: str | None = None) -> MethodSpec:
         exact_across_cpus=bool(getattr(cls, "exact_across_cpus", True)),
         needs_sources=bool(getattr(cls, "needs_sources", False)),
         takes_sources=hasattr(cls, "needs_sources"),
-        key=_check_key(key if key is not None else getattr(cls, "method_key", None)),
+        key=check_key(key if key is not None else getattr(cls, "method_key", None)),
         obj=cls,
     )
 

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from nmthpo.optimizers.base import TableOptimizer
-from nmthpo.optimizers.registry import MethodSpec
+from nmthpo.optimizers.registry import MethodSpec, check_key
 from nmthpo.optimizers.settings import setting
 
 __all__ = ["HPOBFunction", "HPOBOptimizer", "HPOBOptimizerSettings", "from_hpob"]
@@ -49,13 +49,7 @@ class HPOBFunction:
                 f"from_hpob expects a function observe_and_suggest(X_obs, y_obs, "
                 f"X_pen) -> int (or an object with that method), got {fn!r}"
             )
-        if key is not None and (
-            not isinstance(key, str) or not key or not all(c.isalnum() or c in "_.-" for c in key)
-        ):
-            raise ValueError(
-                f"key must be a non-empty string of letters, digits, '_', '.' or "
-                f"'-' (it becomes part of file names), got {key!r}"
-            )
+        check_key(key)
         self.fn = fn
         self.key = key
         self._target = target

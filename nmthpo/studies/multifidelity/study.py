@@ -108,7 +108,7 @@ def run_metrics(
     table = load_curves(task)
     budget = default_budget(table, budget_curves)
     tol = tolerance(task) if tol is None else float(tol)
-    spec = CurveRunSpec(method, task, budget, int(seed), dict(settings or {}))
+    spec = CurveRunSpec.of(method, task, budget, seed, settings)
     cache = run_cache_dir(FOLDER, spec, trials) if read_book else user_dir(FOLDER)
     res = run_curves(
         method,
