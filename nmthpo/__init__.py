@@ -28,7 +28,9 @@ import importlib
 from typing import Any
 
 __all__ = [
+    "InputError",
     "TableOptimizer",
+    "UserCodeError",
     "__version__",
     "evaluate_sequences",
     "load_table",
@@ -41,6 +43,8 @@ __version__ = "0.2.0"
 
 #: Public name -> "module:attribute" it is loaded from on first use.
 _EXPORTS: dict[str, str] = {
+    "InputError": "nmthpo.errors:InputError",
+    "UserCodeError": "nmthpo.errors:UserCodeError",
     "TableOptimizer": "nmthpo.optimizers.base:TableOptimizer",
     "evaluate_sequences": "nmthpo.engine.metrics:evaluate_sequences",
     "load_table": "nmthpo.benchmark.tables:load_table",

@@ -12,6 +12,8 @@ import argparse
 import math
 from collections.abc import Callable
 
+from nmthpo.errors import LIMITS as _LIMITS
+
 __all__ = [
     "LIMITS",
     "at_least",
@@ -23,16 +25,8 @@ __all__ = [
     "positive_int",
 ]
 
-#: Documented upper limits of sizes (memory stays bounded; far above any study of the book).
-LIMITS: dict[str, int] = {
-    "trials": 100_000,  # repeated trials / repetitions of one run
-    "iterations": 100_000,  # GA iterations per trial
-    "budget": 100_000,  # evaluations per trial (also bounded by the table's rows)
-    "population": 100_000,  # initial population (also bounded by the table's rows)
-    "score_budget": 10_000,  # score-spaces budgets (batch sizes of the Monte Carlo scores)
-    "jobs": 256,  # worker processes
-    "seed": 2**63 - 1,  # numpy seeds are non-negative integers
-}
+#: Documented upper limits of sizes: the one table of :mod:`nmthpo.errors` (API and CLI alike).
+LIMITS = _LIMITS
 
 
 def limit_help(name: str) -> str:

@@ -33,6 +33,8 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from nmthpo.errors import InputValueError
+
 __all__ = [
     "SCHEDULER_TIMEOUT_S",
     "UsageError",
@@ -52,8 +54,9 @@ SCHEDULER_TIMEOUT_S = 3.0
 _CONTEXT_KEYS = frozenset({"sources", "kernel", "target_task", "metafeatures"})
 
 
-class UsageError(Exception):
-    """A user error: printed as one line without a traceback, exit status 2."""
+class UsageError(InputValueError):
+    """A user error of the command line: an :class:`~nmthpo.errors.InputError`, printed as
+    one line without a traceback, exit status 2."""
 
 
 # -- paths ----------------------------------------------------------------------------------------

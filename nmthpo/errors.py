@@ -1,0 +1,188 @@
+"""The package's errors and the size limits every entry point shares.
+
+Three kinds of failure reach a user, each with its exit status on the command line
+(:func:`nmthpo.cli.main` prints one line ``nmthpo: error: ...`` and no traceback):
+
+=====================  ===========  ====================================================
+error                  exit status  meaning
+=====================  ===========  ====================================================
+:class:`InputError`    2            an argument, a file, a setting or a name is not
+                                    valid; raised *before any work starts*, by the
+                                    command line and the Python API alike, with the same
+                                    text: it names the argument, the value, what is
+                                    allowed and the fix
+:class:`UserCodeError` 2            the user's own optimiser or function raised, or
+                                    returned what the protocol does not allow; names the
+                                    method, the trial and the exception (``--traceback``
+                                    shows the rest)
+:class:`FaultError`    1            the environment failed under a run: a full disk, a
+                                    read-only or vanished directory; nothing half-written
+                                    is left, and a rerun after the fault is fixed resumes
+=====================  ===========  ====================================================
+
+An :class:`InputError` is also a :class:`ValueError` (:class:`InputValueError`) or a
+:class:`TypeError` (:class:`InputTypeError`), so code that catches the built-in kinds keeps
+working. :data:`LIMITS` are the documented upper sizes (they keep memory bounded); the command
+line's argument types and :func:`check_int` read the same table.
+
+This module imports only the standard library (it sits below every layer).
+"""
+
+from __future__ import annotations
+
+import errno
+import math
+import numbers
+from typing import Any
+
+__all__ = [
+    "LIMITS",
+    "FaultError",
+    "InputError",
+    "InputTypeError",
+    "InputValueError",
+    "NmthpoError",
+    "UserCodeError",
+    "check_choice",
+    "check_float",
+    "check_int",
+    "fault_from_oserror",
+]
+
+#: Documented upper limits of sizes (memory stays bounded; far above any study of the book).
+LIMITS: dict[str, int] = {
+    "trials": 100_000,  # repeated trials / repetitions of one run
+    "iterations": 100_000,  # GA iterations per trial
+    "budget": 100_000,  # evaluations per trial (also bounded by the table's rows)
+    "population": 100_000,  # initial population (also bounded by the table's rows)
+    "score_budget": 10_000,  # score-spaces budgets (batch sizes of the Monte Carlo scores)
+    "spaces": 100_000,  # random sub-spaces drawn by score-spaces
+    "jobs": 256,  # worker processes
+    "seed": 2**63 - 1,  # numpy seeds are non-negative integers
+}
+
+
+class NmthpoError(Exception):
+    """Base of the package's errors; :attr:`exit_status` is the command line's."""
+
+    exit_status = 2
+
+
+class InputError(NmthpoError):
+    """A bad argument, file, name or setting, refused before any work starts (exit 2)."""
+
+
+class InputValueError(InputError, ValueError):
+    """An :class:`InputError` about a value: out of range, unknown name, malformed file."""
+
+
+class InputTypeError(InputError, TypeError):
+    """An :class:`InputError` about a type: a float where an integer is needed, ..."""
+
+
+class UserCodeError(NmthpoError, RuntimeError):
+    """The user's optimiser or function raised, or returned a value the protocol refuses.
+
+    Attributes
+    ----------
+    method : str
+        The method's name as the run knows it.
+    trial : int or None
+        The trial in which it happened (``None``: while loading or checking the method).
+    """
+
+    def __init__(self, message: str, *, method: str = "", trial: int | None = None) -> None:
+        super().__init__(message)
+        self.method = method
+        self.trial = trial
+
+
+class FaultError(NmthpoError, OSError):
+    """The environment failed under a run (disk full, read-only, vanished path): exit 1."""
+
+    exit_status = 1
+
+
+_FAULT_FIX = {
+    errno.ENOSPC: "free some space (or point it elsewhere) and run the same command again",
+    errno.EDQUOT: "free some space within your quota and run the same command again",
+    errno.EROFS: "the file system is read-only; choose a writable place",
+    errno.EACCES: "permission denied; choose a place you can write to or fix its permissions",
+    errno.EPERM: "operation not permitted; choose a place you can write to",
+    errno.ENOENT: "a directory vanished while the command ran; run it again",
+    errno.ENOTDIR: "a path component is a file, not a directory; choose another path",
+    errno.EISDIR: "a directory stands where a file is expected; choose another path",
+}
+
+
+def fault_from_oserror(exc: OSError, what: str = "") -> FaultError:
+    """A :class:`FaultError` of one line for ``exc``: what failed, the reason, the fix."""
+    where = f"{what}: " if what else ""
+    path = f" ({exc.filename})" if getattr(exc, "filename", None) else ""
+    reason = exc.strerror or type(exc).__name__
+    fix = _FAULT_FIX.get(exc.errno or 0, "check the path and run the same command again")
+    out = FaultError(f"{where}{reason}{path}; {fix}")
+    out.errno = exc.errno
+    return out
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+def check_int(
+    name: str, value: Any, low: int | None = None, high: int | None = None, *, fix: str = ""
+) -> int:
+    """``value`` as an ``int`` in ``[low, high]``, else an :class:`InputError` naming ``name``.
+
+    Integers of NumPy are accepted; a ``bool``, a float (even ``3.0``) or a string is not.
+    """
+    hint = f"; {fix}" if fix else ""
+    if not _is_int(value):
+        raise InputTypeError(
+            f"{name}={value!r}: expected an integer, got {type(value).__name__}{hint}"
+        )
+    v = int(value)
+    if low is not None and v < low:
+        raise InputValueError(f"{name}={v}: must be at least {low:,}{hint}")
+    if high is not None and v > high:
+        raise InputValueError(
+            f"{name}={v}: must be at most {high:,} (a documented limit that keeps memory "
+            f"bounded){hint}"
+        )
+    return v
+
+
+def check_float(
+    name: str,
+    value: Any,
+    low: float | None = None,
+    high: float | None = None,
+    *,
+    low_open: bool = False,
+    high_open: bool = False,
+    fix: str = "",
+) -> float:
+    """``value`` as a finite ``float`` in the given interval, else an :class:`InputError`."""
+    hint = f"; {fix}" if fix else ""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise InputTypeError(
+            f"{name}={value!r}: expected a number, got {type(value).__name__}{hint}"
+        )
+    v = float(value)
+    if not math.isfinite(v):
+        raise InputValueError(f"{name}={value!r}: must be a finite number{hint}")
+    if low is not None and (v <= low if low_open else v < low):
+        raise InputValueError(f"{name}={v:g}: must be {'>' if low_open else '>='} {low:g}{hint}")
+    if high is not None and (v >= high if high_open else v > high):
+        raise InputValueError(f"{name}={v:g}: must be {'<' if high_open else '<='} {high:g}{hint}")
+    return v
+
+
+def check_choice(name: str, value: Any, choices: Any, *, fix: str = "") -> Any:
+    """``value`` if it is one of ``choices``, else an :class:`InputError` listing them."""
+    options = list(choices)
+    if value not in options:
+        hint = f"; {fix}" if fix else ""
+        raise InputValueError(f"{name}={value!r}: not one of {', '.join(map(repr, options))}{hint}")
+    return value
