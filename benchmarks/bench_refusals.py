@@ -1,4 +1,4 @@
-"""Time how fast ``nmthpo`` refuses bad input: CPU seconds of one refused call (budget 1.5 s).
+"""Time how fast ``nmthpo`` refuses bad input: CPU seconds of one refused call (budget 1.0 s).
 
 A refusal must come before any work starts (no table loaded for nothing, no SciPy or optimiser
 imported, no trial run). tests/cli/test_cli_bad_input.py checks *what* a refusal does (status 2, one
@@ -26,7 +26,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 #: CPU seconds a refused call may use, interpreter start-up included (median of the repeats).
-BUDGET_S = 1.5
+BUDGET_S = 1.0
 R = ["run", "rs", "--task", "ja-en", "--out", "out", "--quiet"]
 CASES: list[tuple[str, list[str]]] = [
     ("run: unknown method", ["run", "nope", "--task", "ja-en", "--out", "out"]),
@@ -49,8 +49,57 @@ CASES: list[tuple[str, list[str]]] = [
     ("score-spaces: seed size", ["score-spaces", "--task", "zh-en", "--seed-size", "100000"]),
     ("transfer: target", ["transfer", "rs", "--target", "xx-en", "--out", "out"]),
     ("compare: missing run", ["compare", "nope", "--task", "ja-en"]),
+    ("compare: malformed spec.json", ["compare", "badspec", "--task", "ja-en"]),
+    ("compare: garbage sequences", ["compare", "badseq", "--task", "ja-en"]),
+    ("compare: damaged results.parquet", ["compare", "flipped", "--task", "ja-en"]),
+    ("compare: empty --baselines", ["compare", "good", "--task", "ja-en", "--baselines", ""]),
+    (
+        "compare: metric of another objective",
+        ["compare", "good", "--task", "ja-en", "--metric", "fto"],
+    ),
     ("claims: verdict", ["claims", "--verdict", "maybe"]),
+    (
+        "run: setting out of range",
+        ["run", "ga", "--task", "ja-en", "--out", "out", "--set", "population=151"],
+    ),
+    (
+        "run: Optuna argument of the wrong type",
+        [
+            "run",
+            "optuna:TPESampler",
+            "--task",
+            "ja-en",
+            "--out",
+            "out",
+            "--set",
+            "n_startup_trials=abc",
+        ],
+    ),
+    ("run: empty --out", ["run", "rs", "--task", "ja-en", "--out", ""]),
+    ("evaluate: a device", ["evaluate", "/dev/zero", "--task", "ja-en"]),
+    (
+        "score-spaces: huge random:N",
+        ["score-spaces", "--task", "sw-en", "--spaces", "random:99999999"],
+    ),
+    ("data: mirror is a file", ["data", "fetch", "--mirror", "/etc/hostname"]),
 ]
+
+
+def _run_dirs(cwd: Path) -> None:
+    """A finished run directory ``good`` and broken copies for the compare cases."""
+    import shutil
+
+    from nmthpo.engine.runner import run
+
+    run("rs", "ja-en", trials=3, progress=False).save(cwd / "good")
+    for name in ("badspec", "badseq", "flipped"):
+        shutil.copytree(cwd / "good", cwd / name)
+    (cwd / "badspec" / "spec.json").write_text("[1]")
+    (cwd / "badseq" / "sequences.ss").write_text("not row ids\n")
+    pq = cwd / "flipped" / "results.parquet"
+    data = pq.read_bytes()
+    i = len(data) // 2
+    pq.write_bytes(data[:i] + bytes([data[i] ^ 0x5A]) + data[i + 1 :])
 
 
 def timed(argv: list[str], cwd: Path, env: dict[str, str]) -> tuple[int, float, float]:
@@ -72,6 +121,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         cwd = Path(tmp)
         env = dict(os.environ, PYTHONPATH=str(ROOT), NMTHPO_RESULTS=str(cwd / "cache"))
+        _run_dirs(cwd)
         start = [timed([sys.executable, "-c", "pass"], cwd, env)[1] for _ in range(args.repeats)]
         print(f"refused calls, {args.repeats} each; budget {BUDGET_S:.1f} CPU s (median)")
         print(f"  {'python -c pass (start-up)':34s} cpu {statistics.median(start):5.2f} s")

@@ -29,7 +29,7 @@ import threading
 from collections.abc import Sequence
 from pathlib import Path
 from types import FrameType
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from nmthpo.commands import COMMAND_MODULES, command_name
 from nmthpo.commands import methods as methods_command
@@ -43,6 +43,7 @@ from nmthpo.commands.validate import (
     run_sources,
     run_stop,
 )
+from nmthpo.errors import NmthpoError, fault_from_oserror
 
 #: Exit status of a command stopped by SIGINT or SIGTERM (128 + SIGINT, as shells report it).
 INTERRUPTED = 130
@@ -56,6 +57,20 @@ BLAS_THREAD_VARIABLES: tuple[str, ...] = (
     "MKL_NUM_THREADS",
     "BLIS_NUM_THREADS",
 )
+
+
+#: Warnings of joblib's worker clean-up that a run stopped by an error (a user's optimiser that
+#: raised in a worker) may print from loky's resource tracker, a separate process, after the
+#: one line that reports the error; they concern semaphores loky reclaims itself.
+_QUIET_CLEANUP = "ignore::UserWarning:joblib.externals.loky.backend.resource_tracker"
+
+
+def _quiet_worker_cleanup() -> None:
+    """Keep loky's clean-up warnings off stderr (:data:`_QUIET_CLEANUP`); the processes this
+    command starts inherit the filter, the user's own ``PYTHONWARNINGS`` comes first."""
+    current = os.environ.get("PYTHONWARNINGS", "")
+    if _QUIET_CLEANUP not in current:
+        os.environ["PYTHONWARNINGS"] = ",".join(x for x in (current, _QUIET_CLEANUP) if x)
 
 
 def _one_blas_thread() -> None:
@@ -205,10 +220,13 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
         + ", ".join(f"{k}={v}" for k, v in info.items())
     )
     for m in stats.index:
-        print(
-            f"{m:>4}: {stats.loc[m, 'mean']:.4g} ± {stats.loc[m, 'std']:.4g}"
-            f"  (n={int(stats.loc[m, 'n'])})"
-        )
+        n = int(stats.loc[m, "n"])
+        if n == 0:
+            print(f"{m:>4}: -  (n=0: undefined for every trial)")
+            continue
+        std = stats.loc[m, "std"]
+        spread = f" ± {std:.4g}" if n > 1 else " (one trial: no spread)"
+        print(f"{m:>4}: {stats.loc[m, 'mean']:.4g}{spread}  (n={n})")
     for m, k in missed.items():
         if k:
             hint = (
@@ -235,8 +253,15 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     p = _Parser(
         prog="nmthpo",
         description=__doc__.splitlines()[0],
-        epilog=f"Size limits (they keep memory bounded): {limits}. Bad input exits "
-        "with status 2 and one line naming the problem; Ctrl-C/SIGTERM exit 130.",
+        epilog=f"Size limits (they keep memory bounded): {limits}. Bad input and a "
+        "fault of your own optimiser exit with status 2 and one line naming the problem; "
+        "a fault of the environment (a full disk, a read-only place) exits 1; Ctrl-C/SIGTERM "
+        "exit 130.",
+    )
+    p.add_argument(
+        "--traceback",
+        action="store_true",
+        help="on an error, also print the exceptions behind it (may be given anywhere)",
     )
     sub = p.add_subparsers(dest="command", required=True)
 
@@ -396,10 +421,30 @@ def _silence_stdout() -> None:
         pass
 
 
+def _report(exc: BaseException, status: int, traceback: bool, shown: Any = None) -> int:
+    """Print ``exc`` (or ``shown``) as one line ``nmthpo: error: ...``; with ``--traceback``
+    the whole chain of the original exception before it."""
+    if traceback:
+        import traceback as tb
+
+        tb.print_exception(exc, file=sys.stderr)
+    shown = exc if shown is None else shown
+    msg = shown.args[0] if isinstance(shown, KeyError) and shown.args else shown
+    text = " ".join(str(msg).split()) or type(shown).__name__
+    print(f"nmthpo: error: {text}", file=sys.stderr)
+    return status
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the console script; returns the exit status."""
+    """Entry point of the console script; returns the exit status (see the module docstring
+    and :mod:`nmthpo.errors`: 2 for bad input and faults of the user's code, 1 for faults of
+    the environment, 130 for an interrupt). ``--traceback`` (anywhere in the arguments) also
+    prints the chain of exceptions behind an error."""
     _one_blas_thread()
+    _quiet_worker_cleanup()
     argv = list(sys.argv[1:] if argv is None else argv)
+    traceback = "--traceback" in argv
+    argv = [a for a in argv if a != "--traceback"]
     parser = build_parser(_chosen(argv))
     args = parser.parse_args(argv)
     log = logging.getLogger("nmthpo")
@@ -422,13 +467,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt as exc:  # the runner's RunInterrupted says what was saved
         print(str(exc) or "interrupted", file=sys.stderr)
         return INTERRUPTED
-    except (UsageError, ValueError, KeyError, IndexError, FileNotFoundError) as exc:
-        msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
-        print(f"nmthpo: error: {msg}", file=sys.stderr)
-        return 2
-    except RuntimeError as exc:  # DataError and friends
-        print(f"nmthpo: error: {exc}", file=sys.stderr)
-        return 2
+    except NmthpoError as exc:  # bad input (2), the user's code (2), the environment (1)
+        return _report(exc, exc.exit_status, traceback)
+    except OSError as exc:  # the environment failed under the command: disk full, ...
+        return _report(exc, 1, traceback, fault_from_oserror(exc))
+    except (ValueError, KeyError, IndexError, RuntimeError) as exc:
+        # a check that still raises a built-in kind: one line, as an InputError would
+        return _report(exc, 2, traceback)
     finally:
         if main_thread:
             signal.signal(signal.SIGTERM, previous)

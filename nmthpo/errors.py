@@ -20,10 +20,15 @@ error                  exit status  meaning
                                     is left, and a rerun after the fault is fixed resumes
 =====================  ===========  ====================================================
 
-An :class:`InputError` is also a :class:`ValueError` (:class:`InputValueError`) or a
-:class:`TypeError` (:class:`InputTypeError`), so code that catches the built-in kinds keeps
+An :class:`InputError` is also a :class:`ValueError` (:class:`InputValueError`; an unknown
+name, :class:`InputKeyError`, is a ValueError and a :class:`KeyError`) or a :class:`TypeError`
+(:class:`InputTypeError`), so code that catches the built-in kinds keeps
 working. :data:`LIMITS` are the documented upper sizes (they keep memory bounded); the command
-line's argument types and :func:`check_int` read the same table.
+line's argument types and :func:`check_int` read the same table. The checks every entry point
+shares live here too: numbers (:func:`check_int`, :func:`check_float`), names
+(:func:`check_choice`) and paths (:func:`check_output_dir`, :func:`check_output_file`,
+:func:`check_input_file`: an output directory that can be created and written, an input that
+is a readable regular file of bounded size).
 
 This module imports only the standard library (it sits below every layer).
 """
@@ -33,19 +38,28 @@ from __future__ import annotations
 import errno
 import math
 import numbers
+import os
+import stat
+from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 __all__ = [
     "LIMITS",
     "FaultError",
     "InputError",
+    "InputKeyError",
     "InputTypeError",
     "InputValueError",
     "NmthpoError",
     "UserCodeError",
+    "MAX_INPUT_BYTES",
     "check_choice",
     "check_float",
+    "check_input_file",
     "check_int",
+    "check_output_dir",
+    "check_output_file",
     "fault_from_oserror",
 ]
 
@@ -56,10 +70,12 @@ LIMITS: dict[str, int] = {
     "budget": 100_000,  # evaluations per trial (also bounded by the table's rows)
     "population": 100_000,  # initial population (also bounded by the table's rows)
     "score_budget": 10_000,  # score-spaces budgets (batch sizes of the Monte Carlo scores)
-    "spaces": 100_000,  # random sub-spaces drawn by score-spaces
+    "spaces": 10_000,  # random sub-spaces drawn by score-spaces
     "jobs": 256,  # worker processes
     "seed": 2**63 - 1,  # numpy seeds are non-negative integers
 }
+
+_LIMIT_VALUES = frozenset(LIMITS.values())
 
 
 class NmthpoError(Exception):
@@ -80,6 +96,15 @@ class InputTypeError(InputError, TypeError):
     """An :class:`InputError` about a type: a float where an integer is needed, ..."""
 
 
+class InputKeyError(InputError, KeyError, ValueError):
+    """An :class:`InputError` about a name (task, method, setting, chapter...) that is not
+    known: a :class:`ValueError`, and a :class:`KeyError` for code that looks names up; its
+    text is the message itself (a plain ``KeyError`` would quote it)."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
 class UserCodeError(NmthpoError, RuntimeError):
     """The user's optimiser or function raised, or returned a value the protocol refuses.
 
@@ -95,6 +120,14 @@ class UserCodeError(NmthpoError, RuntimeError):
         super().__init__(message)
         self.method = method
         self.trial = trial
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # keeps method and trial when a worker process sends the error back (joblib, Dask)
+        return (_user_code_error, (str(self), self.method, self.trial))
+
+
+def _user_code_error(message: str, method: str, trial: int | None) -> UserCodeError:
+    return UserCodeError(message, method=method, trial=trial)
 
 
 class FaultError(NmthpoError, OSError):
@@ -146,10 +179,8 @@ def check_int(
     if low is not None and v < low:
         raise InputValueError(f"{name}={v}: must be at least {low:,}{hint}")
     if high is not None and v > high:
-        raise InputValueError(
-            f"{name}={v}: must be at most {high:,} (a documented limit that keeps memory "
-            f"bounded){hint}"
-        )
+        why = " (a documented limit that keeps memory bounded)" if high in _LIMIT_VALUES else ""
+        raise InputValueError(f"{name}={v}: must be at most {high:,}{why}{hint}")
     return v
 
 
@@ -186,3 +217,99 @@ def check_choice(name: str, value: Any, choices: Any, *, fix: str = "") -> Any:
         hint = f"; {fix}" if fix else ""
         raise InputValueError(f"{name}={value!r}: not one of {', '.join(map(repr, options))}{hint}")
     return value
+
+
+# -- paths ----------------------------------------------------------------------------------------
+def _nearest_existing(path: Path) -> Path:
+    p = path
+    while not p.exists() and p != p.parent:
+        p = p.parent
+    return p
+
+
+def check_output_dir(path: str | os.PathLike[str], option: str) -> Path:
+    """An output directory: a directory, or a path where one can be created and written
+    (not an empty path, not a dangling symbolic link)."""
+    if not str(path).strip():
+        raise InputValueError(
+            f"{option} {path!r}: empty path; give a directory (it is created if missing)"
+        )
+    p = Path(path).expanduser()
+    if p.is_symlink() and not p.exists():
+        raise InputValueError(
+            f"{option} {path}: a symbolic link to {os.readlink(p)}, which does not exist; "
+            "give a directory, or create the link's target first"
+        )
+    if p.exists() and not p.is_dir():
+        raise InputValueError(
+            f"{option} {path}: is an existing file, not a directory; give a "
+            "directory path (it is created if missing)"
+        )
+    base = _nearest_existing(p.absolute())
+    if not base.is_dir():
+        raise InputValueError(
+            f"{option} {path}: {base} is a file, so no directory can be created "
+            f"below it; give a directory path outside {base}"
+        )
+    if not os.access(base, os.W_OK | os.X_OK):
+        what = "directory" if base == p.absolute() else "parent directory"
+        raise InputValueError(
+            f"{option} {path}: the {what} {base} is not writable; give a directory you can write to"
+        )
+    return p
+
+
+def check_output_file(
+    path: str | os.PathLike[str], option: str, suffixes: Sequence[str] = ()
+) -> Path:
+    """An output file: not a directory, its directory creatable and writable."""
+    p = Path(path).expanduser()
+    if p.is_dir():
+        raise InputValueError(
+            f"{option} {path}: is a directory; give a file name such as "
+            f"{Path(path) / ('figure' + (suffixes[0] if suffixes else ''))}"
+        )
+    if suffixes and p.suffix.lower() not in suffixes:
+        raise InputValueError(
+            f"{option} {path}: unsupported file type {p.suffix or '(none)'!r}; "
+            f"use one of {', '.join(suffixes)}"
+        )
+    check_output_dir(p.parent if str(p.parent) else Path("."), f"{option} {path}: directory")
+    if p.exists() and not os.access(p, os.W_OK):
+        raise InputValueError(f"{option} {path}: the file is not writable; give another name")
+    return p
+
+
+#: The largest input file a command reads (a sequence file of 100,000 trials is ~50 MB).
+MAX_INPUT_BYTES = 256 * 2**20
+
+
+def check_input_file(path: str | os.PathLike[str], what: str) -> Path:
+    """An input file: exists, is a regular file (not a directory, a device such as
+    ``/dev/zero`` or a FIFO, which would block or never end), is readable and at most
+    :data:`MAX_INPUT_BYTES`."""
+    if not str(path).strip():
+        raise InputValueError(f"{what} {path!r}: empty path; give a file name")
+    p = Path(path).expanduser()
+    try:
+        st = p.stat()
+    except FileNotFoundError:
+        broken = " (a dangling symbolic link)" if p.is_symlink() else ""
+        raise InputValueError(f"{what} {path}: no such file{broken}; check the path") from None
+    except OSError as exc:
+        raise InputValueError(
+            f"{what} {path}: cannot be read ({exc.strerror}); check the path"
+        ) from None
+    if stat.S_ISDIR(st.st_mode):
+        raise InputValueError(f"{what} {path}: is a directory; give the file itself")
+    if not stat.S_ISREG(st.st_mode):
+        kind = "a FIFO" if stat.S_ISFIFO(st.st_mode) else "a device or socket"
+        raise InputValueError(f"{what} {path}: is {kind}, not a regular file; give a file on disk")
+    if st.st_size > MAX_INPUT_BYTES:
+        raise InputValueError(
+            f"{what} {path}: {st.st_size:,} bytes, more than the {MAX_INPUT_BYTES:,} a "
+            "command reads; is this the right file?"
+        )
+    if not os.access(p, os.R_OK):
+        raise InputValueError(f"{what} {path}: not readable; check its permissions")
+    return p

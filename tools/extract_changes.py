@@ -9,7 +9,6 @@ kept).
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 from pathlib import Path
@@ -22,13 +21,13 @@ def main(argv: list[str] | None = None) -> int:
     import argparse
 
     argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0]).parse_args(argv)
-    from nmthpo.engine.cache import atomic_write, sha256_file
+    from nmthpo.engine.cache import atomic_write, seal_sidecar, sha256_file
     from nmthpo.studies.changes import CHANGES, CHANGES_FOLDER
 
     out = REPO / "results" / CHANGES_FOLDER
     out.mkdir(parents=True, exist_ok=True)
     for ch in CHANGES:
-        target, side = out / f"{ch.id}.parquet", out / f"{ch.id}.json"
+        target = out / f"{ch.id}.parquet"
         blob = subprocess.run(
             ["git", "show", f"{ch.commit}:{ch.path}"], cwd=REPO, capture_output=True, check=False
         )
@@ -46,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
             "sha256": sha256_file(target),
             "bytes": target.stat().st_size,
         }
-        atomic_write(side, lambda p, m=meta: p.write_text(json.dumps(m, indent=2) + "\n"))
+        seal_sidecar(target, meta)
         print(f"{ch.id}: {ch.commit}:{ch.path} -> {target.relative_to(REPO)}")
     return 0
 

@@ -108,6 +108,7 @@ def claims(trials: int, jobs: int) -> None:
     Written only for the published sizes (``--trials 100``): a smaller run cannot carry the
     book's verdicts.
     """
+    from nmthpo.engine.cache import seal_sidecar
     from nmthpo.studies.grids import book_file
     from nmthpo.studies.ledger import LEDGER_FILE, counts, write_ledger
 
@@ -119,6 +120,8 @@ def claims(trials: int, jobs: int) -> None:
         return
     t0 = time.perf_counter()
     frame = write_ledger(book_file(LEDGER_FILE))
+    # sealed like every data file of results/ (tests/engine/test_results_sealed.py)
+    seal_sidecar(book_file(LEDGER_FILE), {"kind": "ledger", "file": LEDGER_FILE})
     c = ", ".join(f"{n} {v}" for v, n in counts(frame).items())
     print(f"[claims] {len(frame)} claims ({c}): {time.perf_counter() - t0:7.1f} s", flush=True)
 
@@ -171,6 +174,24 @@ def main() -> None:
     )
     if tuple(names) == EXPERIMENTS and args.trials == 100:
         _record_whole(walls, total, args.jobs, fresh)
+    _report_unsealed()
+
+
+def _report_unsealed() -> None:
+    """Name every data file of ``results/`` without a valid seal (``tools/seal_results.py
+    --check``): the runs' writers seal what they write, so any file named here was written by
+    another tool (``tools/extract_changes.py``, ``tools/openbox_crosscheck.py``); seal it with
+    ``python tools/seal_results.py`` after checking it."""
+    import subprocess
+    import sys
+
+    check = subprocess.run(
+        [sys.executable, str(ROOT / "tools" / "seal_results.py"), "--check"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    print(check.stdout.rstrip(), flush=True)
 
 
 def _record_whole(walls: dict[str, float], total: float, jobs: int, fresh: bool) -> None:

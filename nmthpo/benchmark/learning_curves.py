@@ -35,6 +35,7 @@ import pandas as pd
 
 from nmthpo import data
 from nmthpo.benchmark.tasks import task_names
+from nmthpo.errors import InputKeyError
 
 __all__ = [
     "LC_FINETUNE_TASKS",
@@ -71,7 +72,7 @@ _SCRATCH_FEATURES = (
 def check_lc_task(task: str) -> str:
     """Return ``task`` if it has a learning-curve view, else raise a ``KeyError`` naming them."""
     if task not in LC_TASKS:
-        raise KeyError(
+        raise InputKeyError(
             f"task {task!r} has no learning curves; learning-curve tasks: {', '.join(LC_TASKS)}"
         )
     return task

@@ -23,6 +23,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from nmthpo.errors import InputKeyError
+
 __all__ = [
     "DISPLAY_NAMES",
     "HYPERPARAMETERS",
@@ -102,7 +104,9 @@ def upstream_scaling(task: str, configs: pd.DataFrame) -> np.ndarray:
         Raw hyperparameters with the columns of :data:`HYPERPARAMETERS`.
     """
     if task not in UPSTREAM_SCALES:
-        raise KeyError(f"no upstream scaling for {task!r}; known: {', '.join(UPSTREAM_SCALES)}")
+        raise InputKeyError(
+            f"no upstream scaling for {task!r}; known: {', '.join(UPSTREAM_SCALES)}"
+        )
     scales = UPSTREAM_SCALES[task]
     return np.column_stack([scales[h](configs[h].to_numpy()) for h in HYPERPARAMETERS])
 

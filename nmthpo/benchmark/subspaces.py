@@ -40,9 +40,14 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+from nmthpo.errors import LIMITS, InputKeyError, InputValueError, check_input_file
 
 __all__ = [
     "DEFAULT_SPEC",
@@ -111,7 +116,7 @@ class SubGrid:
         restr = []
         for name in allowed:
             if name not in grid:
-                raise KeyError(f"unknown hyperparameter {name!r}; valid: {', '.join(grid)}")
+                raise InputKeyError(f"unknown hyperparameter {name!r}; valid: {', '.join(grid)}")
         for name, values in grid.items():
             if name not in allowed:
                 continue
@@ -222,7 +227,7 @@ def parse_space(text: str, grid: Mapping[str, Sequence[float]]) -> SubGrid:
             )
         name, op, rhs = m.groups()
         if name not in grid:
-            raise KeyError(
+            raise InputKeyError(
                 f"unknown hyperparameter {name!r} in clause {clause.strip()!r}; "
                 f"valid: {', '.join(grid)}"
             )
@@ -321,6 +326,74 @@ def _split_items(spec: str) -> list[str]:
     return [s.strip() for s in spec.split(",") if s.strip()]
 
 
+def _random_count(item: str) -> int:
+    """N of a ``random:N`` item: a positive integer up to ``LIMITS["spaces"]``."""
+    count = item.partition(":")[2]
+    if not count.isdigit() or int(count) < 1:
+        raise InputValueError(
+            f"--spaces: cannot parse {item!r}: expected random:N with N a positive integer"
+        )
+    if int(count) > LIMITS["spaces"]:
+        raise InputValueError(
+            f"--spaces: {item!r} asks for {int(count):,} random spaces; at most "
+            f"{LIMITS['spaces']:,} (a documented limit that keeps the run bounded)"
+        )
+    return int(count)
+
+
+def _spec_file(item: str, in_file: bool) -> tuple[Path, str]:
+    """The path of an ``@FILE`` item and its spaces as one SPEC (``#`` comments and blank
+    lines dropped); a file naming another file, an unreadable or empty one is refused."""
+    if in_file:
+        raise InputValueError(f"{item!r}: a SPEC file may not include another file")
+    path = check_input_file(item[1:], "--spaces file")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise InputValueError(f"--spaces file {path}: not a text file") from None
+    lines = [ln.split("#", 1)[0] for ln in text.splitlines()]
+    body = ",".join(ln for ln in lines if ln.strip())
+    if not body:
+        raise InputValueError(f"--spaces file {path}: lists no space")
+    return path, body
+
+
+def check_spec(spec: str, *, _in_file: bool = False) -> None:
+    """Check a SPEC's syntax without a table (cheap: before any table is loaded): not empty,
+    ``random:N`` with N in range, each clause ``NAME OP VALUES``; names and values are
+    checked against the table by :func:`parse_spaces`.
+
+    Raises
+    ------
+    nmthpo.errors.InputValueError
+    """
+    items = _split_items(spec)
+    if not items:
+        raise InputValueError(
+            f"--spaces {spec!r}: empty SPEC; give at least one space, e.g. 'full' or 'layers=2'"
+        )
+    for item in items:
+        if item in ("default", "single", "full", "*"):
+            continue
+        if item.startswith("@"):
+            path, body = _spec_file(item, _in_file)
+            try:
+                check_spec(body, _in_file=True)
+            except InputValueError as exc:
+                raise InputValueError(f"--spaces file {path}: {exc}") from None
+            continue
+        if item.startswith("random:") or item == "random":
+            _random_count(item)
+            continue
+        for clause in item.split(";"):
+            if clause.strip() and _CLAUSE.match(clause) is None:
+                raise InputValueError(
+                    f"--spaces: cannot parse clause {clause.strip()!r} in space {item!r}: "
+                    "expected NAME OP VALUES with OP one of = != <= >= < >, e.g. 'layers=2' "
+                    "or 'embed<=512'"
+                )
+
+
 def parse_spaces(
     spec: str,
     configs: pd.DataFrame,
@@ -367,26 +440,19 @@ def parse_spaces(
                 if s.mask(configs).any():
                     add(s)
         elif item.startswith("random:") or item == "random":
-            count = item.partition(":")[2]
-            if not count.isdigit() or int(count) < 1:
-                raise ValueError(
-                    f"cannot parse {item!r}: expected random:N with N a positive integer"
-                )
+            count = str(_random_count(item))
             if rng is None:
                 raise ValueError(f"{item!r} needs a random generator (pass rng=...)")
             for s in sample_subgrids(configs, int(count), rng, exclude=labels):
                 add(s)
         elif item.startswith("@"):
-            if _in_file:
-                raise ValueError(f"{item!r}: a SPEC file may not include another file")
-            path = Path(item[1:])
-            if not path.is_file():
-                raise ValueError(f"SPEC file {str(path)!r} not found")
-            lines = [ln.split("#", 1)[0] for ln in path.read_text().splitlines()]
-            body = ",".join(ln for ln in lines if ln.strip())
-            if not body:
-                raise ValueError(f"SPEC file {str(path)!r} lists no space")
-            for s in parse_spaces(body, configs, rng, _in_file=True):
+            path, body = _spec_file(item, _in_file)
+            try:
+                spaces = parse_spaces(body, configs, rng, _in_file=True)
+            except (KeyError, ValueError) as exc:
+                text = exc.args[0] if exc.args else str(exc)
+                raise type(exc)(f"--spaces file {path}: {text}") from None
+            for s in spaces:
                 add(s)
         else:
             add(parse_space(item, grid))

@@ -22,6 +22,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from nmthpo.errors import InputKeyError
+
 __all__ = [
     "BRANIN",
     "FUNCTIONS",
@@ -117,7 +119,7 @@ FUNCTIONS: dict[str, SyntheticFunction] = {"branin": BRANIN, "hartmann6": HARTMA
 def get_function(name: str) -> SyntheticFunction:
     """The synthetic function called ``name``; unknown names raise ``KeyError``."""
     if name not in FUNCTIONS:
-        raise KeyError(f"unknown synthetic function {name!r}; valid: {', '.join(FUNCTIONS)}")
+        raise InputKeyError(f"unknown synthetic function {name!r}; valid: {', '.join(FUNCTIONS)}")
     return FUNCTIONS[name]
 
 

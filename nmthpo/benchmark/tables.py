@@ -20,8 +20,10 @@ import pandas as pd
 from nmthpo import data
 from nmthpo.benchmark.space import HYPERPARAMETERS, shared_encoding
 from nmthpo.benchmark.tasks import task_names
+from nmthpo.errors import InputKeyError, InputValueError
 
 __all__ = [
+    "ENCODINGS",
     "METRICS",
     "NMTHPO_TASKS",
     "NMTLC_HYPERPARAMETERS",
@@ -34,6 +36,9 @@ __all__ = [
     "pareto_mask",
     "task_family",
 ]
+
+#: Row encodings an optimiser may see (:meth:`LookupTable.encode`).
+ENCODINGS: tuple[str, ...] = ("scaled", "shared", "raw")
 
 #: The six NMTHPO tasks, in the paper's order (``zh-en ru-en ja-en en-ja sw-en so-en``).
 NMTHPO_TASKS: tuple[str, ...] = task_names("lookup", "nmthpo")
@@ -151,7 +156,7 @@ class LookupTable:
             return self.shared
         if encoding == "raw":
             return self.configs.to_numpy(dtype=float)
-        raise ValueError(f"unknown encoding {encoding!r}; valid: scaled, shared, raw")
+        raise InputValueError(f"encoding={encoding!r}: not one of {', '.join(ENCODINGS)}")
 
     # -- oracle -------------------------------------------------------------------------------
     @property
@@ -303,7 +308,7 @@ def _load_cached(task: str, root: str) -> LookupTable:
 def check_task(task: str) -> str:
     """Return ``task`` if it is registered, else raise a ``KeyError`` listing the valid names."""
     if task not in TASKS:
-        raise KeyError(f"unknown task {task!r}; valid tasks: {', '.join(TASKS)}")
+        raise InputKeyError(f"unknown task {task!r}; valid tasks: {', '.join(TASKS)}")
     return task
 
 

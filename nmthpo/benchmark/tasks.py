@@ -35,6 +35,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from nmthpo.errors import InputKeyError
+
 __all__ = ["FAMILIES", "KINDS", "REGISTRY", "Task", "get_task", "summary", "task_names"]
 
 #: Kinds of task (see the module docstring).
@@ -161,7 +163,7 @@ def task_names(kind: str | None = None, family: str | None = None) -> tuple[str,
 def get_task(name: str) -> Task:
     """The :class:`Task` of ``name``; a ``KeyError`` listing every task otherwise."""
     if name not in REGISTRY:
-        raise KeyError(f"unknown task {name!r}; tasks: {', '.join(REGISTRY)}")
+        raise InputKeyError(f"unknown task {name!r}; tasks: {', '.join(REGISTRY)}")
     return REGISTRY[name]
 
 

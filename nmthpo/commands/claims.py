@@ -36,6 +36,16 @@ def _cmd_claims(args: argparse.Namespace) -> int:
             f"no ledger at {path}; write it with `make results` (or "
             "`tools/make_results.py --only claims`), or pass --recompute"
         )
+    if not args.recompute:
+        from nmthpo.engine.cache import artefact_problem
+
+        why = artefact_problem(path, {"kind": "ledger", "file": LEDGER_FILE})
+        if why is not None:
+            raise UsageError(
+                f"the ledger {path} is not usable ({why}); restore it with `git checkout "
+                "results/`, rewrite it with `tools/make_results.py --only claims`, or pass "
+                "--recompute"
+            )
     from nmthpo.engine.numbers import fmt_pair
     from nmthpo.studies.ledger import counts, ledger, read_ledger
 

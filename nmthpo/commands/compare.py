@@ -14,6 +14,15 @@ reach significance (``nmthpo: warning: 6 paired trials: the smallest attainable 
 0.25 ...; use at least 10 paired trials``) and when runs of different lengths are cut to their
 common trials; ``--json`` holds the same in its ``design`` object.
 
+Every refusal comes before pandas, SciPy or a table is loaded (:func:`check_args`, which the
+command line's validation calls): the run directories (each holds ``spec.json``, a
+single-task run's spec, ``sequences.ss`` and ``results.parquet``, as ``nmthpo run --out``
+writes them; :func:`nmthpo.engine.compare.check_run_dir`), ``--task``, ``--plot``,
+``--baselines`` (registry names that support the runs' objective; an empty list or an empty
+name is refused), ``--metric`` and ``NMTHPO_RESULTS``. Then the runs are read
+(:func:`nmthpo.engine.compare.load_run_dir`: a damaged ``results.parquet`` is named) and the
+numerical stack is loaded.
+
 ``--task all`` compares on every task of the runs, pools the (task, trial) pairs of the
 metric normalised by random search's mean for paired tests over tasks, and ranks the methods
 across tasks (average ranks, Friedman test, Nemenyi critical difference by ``autorank``;
@@ -25,9 +34,10 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
-__all__ = ["HELP", "register"]
+__all__ = ["HELP", "check_args", "parse_baselines", "register"]
 
 HELP = (
     "rank runs of `nmthpo run` against the book's baselines (intervals, paired tests, "
@@ -64,24 +74,157 @@ def _print_one(comp: Any) -> None:
     _print_tests(comp.tests, comp.mine)
 
 
-def _check_tasks(dirs: Sequence[str], task: str) -> None:
-    """Refuse runs of another task than ``task`` before any work (names the directories)."""
-    from nmthpo.commands.validate import UsageError
-    from nmthpo.engine.compare import load_run_spec
+def _table_methods(objective: str | None = None) -> list[str]:
+    """Registry names a comparison can use as baselines (single-task table methods)."""
+    from nmthpo.optimizers.registry import METHODS
 
-    if task == "all":
-        return
-    other = []
-    for d in dirs:
-        spec = load_run_spec(d)
-        if spec.task != task:
-            other.append(f"{d} (task {spec.task})")
-    if other:
+    return [
+        k
+        for k, v in METHODS.items()
+        if not v.fidelity
+        and not v.needs_sources
+        and (objective is None or objective in v.objectives)
+    ]
+
+
+def parse_baselines(text: str | None) -> list[str] | None:
+    """``--baselines`` as a list of names (``None``: the book's methods of the objective).
+
+    An empty list, an empty name (``"rs,,gb-m"``) or a name the registry does not know
+    (``module:Class`` and ``prefix:Name`` pass: the run resolves them) is a
+    :class:`~nmthpo.commands.validate.UsageError` listing the valid baselines.
+    """
+    from nmthpo.commands.validate import UsageError
+
+    if text is None:
+        return None
+    names = [b.strip() for b in text.split(",")]
+    if not any(names):
         raise UsageError(
-            f"--task {task}: {', '.join(other)} "
-            f"{'is a run' if len(other) == 1 else 'are runs'} of another task; "
-            f"pass only runs of {task}, or --task all to compare every task"
+            f"--baselines {text!r}: empty; give comma-separated baselines (valid: "
+            f"{', '.join(_table_methods())}), or omit --baselines for the book's methods"
         )
+    if "" in names:
+        raise UsageError(
+            f"--baselines {text!r}: name {names.index('') + 1} is empty; give names "
+            "separated by single commas, e.g. --baselines gb-eif-m,bo-ei-m"
+        )
+    valid = _table_methods()
+    unknown = [n for n in names if ":" not in n and n not in valid]
+    if unknown:
+        raise UsageError(
+            f"--baselines {text!r}: {', '.join(map(repr, unknown))} "
+            f"{'is not a baseline' if len(unknown) == 1 else 'are not baselines'}; valid: "
+            f"{', '.join(valid)} (or module:Class of your own optimiser)"
+        )
+    return list(dict.fromkeys(names))
+
+
+def _check_runs(args: argparse.Namespace, dirs: Sequence[Any], baselines: list[str] | None) -> None:
+    """The runs against ``--task``, each other, ``--metric`` and ``--baselines``."""
+    from nmthpo.commands.validate import UsageError
+    from nmthpo.engine.compare import METRICS, MIN_TASKS
+
+    task = args.task
+    if task != "all":
+        other = [f"{d.path} (task {d.spec['task']})" for d in dirs if d.spec["task"] != task]
+        if other:
+            raise UsageError(
+                f"--task {task}: {', '.join(other)} "
+                f"{'is a run' if len(other) == 1 else 'are runs'} of another task; "
+                f"pass only runs of {task}, or --task all to compare every task"
+            )
+    else:
+        tasks = sorted({d.spec["task"] for d in dirs})
+        if len(tasks) < MIN_TASKS:
+            raise UsageError(
+                f"--task all: ranking across tasks needs runs on at least {MIN_TASKS} tasks "
+                f"(autorank's minimum), these are on {len(tasks)} ({', '.join(tasks)}); pass "
+                "runs of more tasks, or --task TASK to compare on one"
+            )
+    groups: dict[str, list[Any]] = {}
+    for d in dirs:
+        groups.setdefault(d.spec["task"], []).append(d)
+    for group in groups.values():
+        first = group[0]
+        for d in group[1:]:
+            for f in ("objective", "seed", "n_init"):
+                if d.spec[f] != first.spec[f]:
+                    raise UsageError(
+                        f"{d.path} and {first.path}: runs differ in {f} ({d.spec[f]!r} vs "
+                        f"{first.spec[f]!r}); only runs with one {f} pair up: pass runs of "
+                        "one objective, seed and --n-init"
+                    )
+    for objective in sorted({d.spec["objective"] for d in dirs}):
+        if args.metric is not None and args.metric not in METRICS[objective]:
+            raise UsageError(
+                f"--metric {args.metric}: not a metric of objective {objective!r}; valid: "
+                f"{', '.join(METRICS[objective])}"
+            )
+        valid = _table_methods(objective)
+        wrong = [b for b in baselines or () if ":" not in b and b not in valid]
+        if wrong:
+            raise UsageError(
+                f"--baselines {args.baselines!r}: {', '.join(map(repr, wrong))} does not "
+                f"support objective {objective!r} of the runs; valid: {', '.join(valid)}"
+            )
+
+
+def check_args(args: argparse.Namespace) -> list[Any]:
+    """Check ``nmthpo compare``'s arguments before any numerical library loads.
+
+    In this order: each ``RUN_DIR`` is a directory, given once; ``--plot``; ``--task`` (a
+    lookup task or ``all``); ``--baselines`` (:func:`parse_baselines`); ``--metric``;
+    ``NMTHPO_RESULTS`` is not a file (:func:`nmthpo.engine.compare.check_user_cache`); then
+    each run directory (:func:`nmthpo.engine.compare.check_run_dir`: its files, its spec, its
+    sequences) and the runs against the options (task, objective, seed, ``n_init``, metric,
+    baselines). Returns the checked :class:`~nmthpo.engine.compare.RunDir` records (kept on
+    ``args``, so a second call is free).
+
+    Raises
+    ------
+    nmthpo.errors.InputError
+        One line naming the argument or file and the fix.
+    """
+    from nmthpo.benchmark.tasks import task_names
+    from nmthpo.commands.validate import UsageError, check_output_file
+
+    done = getattr(args, "_checked_runs", None)
+    if done is not None:
+        return list(done)
+    seen: dict[Path, str] = {}
+    for d in args.run_dirs:
+        p = Path(d)
+        if not p.is_dir():
+            what = "is a file" if p.exists() else "no such directory"
+            raise UsageError(
+                f"run directory {d}: {what}; give directories written by `nmthpo run ... --out DIR`"
+            )
+        key = p.resolve()
+        if key in seen:
+            raise UsageError(
+                f"run directory {d}: given twice (as {seen[key]} too); pass each run once"
+            )
+        seen[key] = d
+    if args.plot is not None:
+        check_output_file(args.plot, "--plot", (".png", ".pdf", ".svg"))
+    lookup = task_names("lookup")
+    if args.task != "all" and args.task not in lookup:
+        raise UsageError(
+            f"--task {args.task}: unknown task {args.task!r}; valid tasks: "
+            f"{', '.join(lookup)}, or all"
+        )
+    baselines = parse_baselines(args.baselines)
+    from nmthpo.engine.compare import METRICS, check_run_dir, check_user_cache
+
+    every = sorted({m for ms in METRICS.values() for m in ms})
+    if args.metric is not None and args.metric not in every:
+        raise UsageError(f"--metric {args.metric!r}: unknown metric; valid: {', '.join(every)}")
+    check_user_cache()
+    dirs = [check_run_dir(d) for d in args.run_dirs]
+    _check_runs(args, dirs, baselines)
+    args._checked_runs = tuple(dirs)
+    return dirs
 
 
 def _warn(designs: dict[str, Any]) -> None:
@@ -97,22 +240,16 @@ def _warn(designs: dict[str, Any]) -> None:
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
-    from nmthpo.engine.compare import (
-        compare,
-        compare_tasks,
-        dumps,
-        load_run_dir,
-        plan,
-        plan_tasks,
-    )
+    from nmthpo.engine.compare import load_run_dir
+
+    check_args(args)  # cheap, and done already when called through `nmthpo compare`
+    baselines = parse_baselines(args.baselines)
+    # the runs first (a damaged file is refused before SciPy and the registry load)
+    runs = [load_run_dir(d) for d in args.run_dirs]
+    from nmthpo.engine.compare import compare, compare_tasks, dumps, plan, plan_tasks
     from nmthpo.studies.grids import compare_baselines
 
-    _check_tasks(args.run_dirs, args.task)
-    runs = [load_run_dir(d) for d in args.run_dirs]
     book = compare_baselines()  # the default baselines and their folder of the book's cache
-    baselines = None
-    if args.baselines is not None:
-        baselines = [b.strip() for b in args.baselines.split(",") if b.strip()]
     if args.task == "all":
         per_task, pooled = plan_tasks(runs, baselines=baselines, pairs=args.pairs, book=book)
         _warn({"pooled over tasks": pooled, **per_task})

@@ -108,10 +108,10 @@ def _class_info(spec: Any, transfer: bool = False, fidelity: bool = False) -> di
 def method_info(name: str, spec: Any) -> dict[str, Any]:
     """What ``nmthpo methods --json`` says about one method: ``name``, ``kind``,
     ``description``, ``objectives``, then its class's ``class``, ``settings`` (each with
-    ``name``, ``type``, ``default``, ``help``, ``fixed``), ``context`` (keywords the runner
-    passes), ``more`` (what else it accepts) and ``declared``; ``with_sources`` and
-    ``on_curves``: the same for the class that runs it with source tasks or on learning
-    curves, when that is another class (else ``None``)."""
+    ``name``, ``type``, ``default``, ``help``, ``fixed``, ``allowed``), ``context``
+    (keywords the runner passes), ``more`` (what else it accepts) and ``declared``;
+    ``with_sources`` and ``on_curves``: the same for the class that runs it with source
+    tasks or on learning curves, when that is another class (else ``None``)."""
     out = {
         "name": name,
         "kind": spec.kind,
@@ -158,7 +158,9 @@ def _settings_lines(info: dict[str, Any], indent: int) -> list[str]:
     for r in rows:
         default = _value(r["default"]) + ("*" if r["fixed"] else "")
         head = f"{pad}{r['name']:<{wn}}{r['type']:<{wt}}{default:<{wd}}"
-        out += _wrap(r["help"] or "-", len(head), head)
+        allowed = r.get("allowed") or ""
+        text = (r["help"] or "-") + (f" [{allowed}]" if allowed else "")
+        out += _wrap(text, len(head), head)
     if info["more"]:
         out += _wrap(f"and {info['more']}", indent)
     if not info["declared"]:
@@ -200,7 +202,7 @@ def _text(rows: list[dict[str, Any]]) -> list[str]:
     out = _wrap(
         "Methods of `nmthpo run METHOD` with their kind and settings (--set NAME=VALUE):"
         " name, type, default (* fixed by the method's entry, replacing the class's "
-        "default), help.",
+        "default), help [allowed values].",
         0,
     )
     out.append("")

@@ -20,15 +20,10 @@ HELP = "transfer-learning HPO (TransBO and baselines)"
 
 
 def _cmd_transfer(args: argparse.Namespace) -> int:
+    from nmthpo.commands.validate import transfer_sources
     from nmthpo.engine.runner import run_transfer
 
-    sources = None
-    if args.sources is not None:
-        sources = [s.strip() for s in args.sources.split(",") if s.strip()]
-        if not sources:
-            raise ValueError(
-                "--sources is empty; give comma-separated task names or omit it (leave one out)"
-            )
+    sources = transfer_sources(args)
     res = run_transfer(
         args.method,
         args.target,
@@ -41,7 +36,7 @@ def _cmd_transfer(args: argparse.Namespace) -> int:
         cache_dir=args.cache,
         progress=not args.quiet,
     )
-    res.save(args.out)
+    res.save(args.out, force=args.force)
     best = res.frame.groupby("rep")["bleu"].max()
     print(
         f"{args.repeats} repetitions of {args.method} on {args.target} "
@@ -94,5 +89,12 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument("--cache", default=None, help="cache directory (resume interrupted runs)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
-    p.add_argument("--out", required=True, help="output directory")
+    p.add_argument(
+        "--out",
+        required=True,
+        help="output directory (refused if it holds the output of another run)",
+    )
+    p.add_argument(
+        "--force", action="store_true", help="replace the output of another run in --out"
+    )
     p.set_defaults(func=_cmd_transfer)

@@ -24,16 +24,18 @@ cheap checks (paths, scheduler) come before the ones that import the numerical s
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import math
 import os
-import socket
-import urllib.parse
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from nmthpo.errors import InputValueError
+from nmthpo.errors import (
+    InputValueError,
+    check_input_file,
+    check_output_dir,
+    check_output_file,
+)
 
 __all__ = [
     "SCHEDULER_TIMEOUT_S",
@@ -46,12 +48,11 @@ __all__ = [
     "check_scheduler",
     "parse_settings",
     "read_checked_sequences",
+    "transfer_sources",
 ]
 
 #: Seconds to wait for a Dask scheduler to accept a TCP connection.
 SCHEDULER_TIMEOUT_S = 3.0
-#: Keyword arguments the runner passes to a transfer optimiser itself (not its settings).
-_CONTEXT_KEYS = frozenset({"sources", "kernel", "target_task", "metafeatures"})
 
 
 class UsageError(InputValueError):
@@ -59,183 +60,44 @@ class UsageError(InputValueError):
     one line without a traceback, exit status 2."""
 
 
-# -- paths ----------------------------------------------------------------------------------------
-def _nearest_existing(path: Path) -> Path:
-    p = path
-    while not p.exists() and p != p.parent:
-        p = p.parent
-    return p
-
-
-def check_output_dir(path: str | os.PathLike[str], option: str) -> Path:
-    """An output directory: a directory, or a path where one can be created and written."""
-    p = Path(path).expanduser()
-    if p.exists() and not p.is_dir():
-        raise UsageError(
-            f"{option} {path}: is an existing file, not a directory; give a "
-            "directory path (it is created if missing)"
-        )
-    base = _nearest_existing(p.absolute())
-    if not base.is_dir():
-        raise UsageError(
-            f"{option} {path}: {base} is a file, so no directory can be created "
-            f"below it; give a directory path outside {base}"
-        )
-    if not os.access(base, os.W_OK | os.X_OK):
-        what = "directory" if base == p.absolute() else "parent directory"
-        raise UsageError(
-            f"{option} {path}: the {what} {base} is not writable; give a directory you can write to"
-        )
-    return p
-
-
-def check_output_file(
-    path: str | os.PathLike[str], option: str, suffixes: Sequence[str] = ()
-) -> Path:
-    """An output file: not a directory, its directory creatable and writable."""
-    p = Path(path).expanduser()
-    if p.is_dir():
-        raise UsageError(
-            f"{option} {path}: is a directory; give a file name such as "
-            f"{Path(path) / ('figure' + (suffixes[0] if suffixes else ''))}"
-        )
-    if suffixes and p.suffix.lower() not in suffixes:
-        raise UsageError(
-            f"{option} {path}: unsupported file type {p.suffix or '(none)'!r}; "
-            f"use one of {', '.join(suffixes)}"
-        )
-    check_output_dir(p.parent if str(p.parent) else Path("."), f"{option} {path}: directory")
-    if p.exists() and not os.access(p, os.W_OK):
-        raise UsageError(f"{option} {path}: the file is not writable; give another name")
-    return p
-
-
-def check_input_file(path: str | os.PathLike[str], what: str) -> Path:
-    """An input file: exists, is a regular file, is readable."""
-    p = Path(path).expanduser()
-    if not p.exists():
-        raise UsageError(f"{what} {path}: no such file; check the path")
-    if p.is_dir():
-        raise UsageError(f"{what} {path}: is a directory; give the file itself")
-    if not os.access(p, os.R_OK):
-        raise UsageError(f"{what} {path}: not readable; check its permissions")
-    return p
-
-
 # -- scheduler ------------------------------------------------------------------------------------
 def check_scheduler(address: str, timeout: float = SCHEDULER_TIMEOUT_S) -> None:
-    """A Dask scheduler at ``address`` (``tcp://host:port`` or ``host:port``) accepts a TCP
-    connection within ``timeout`` seconds, and ``distributed`` is installed."""
-    fix = (
-        "start one (`dask scheduler` and `dask worker ADDRESS`) or drop --scheduler to run "
-        "on this machine (--jobs N)"
-    )
-    url = urllib.parse.urlsplit(address if "://" in address else f"tcp://{address}")
-    if url.scheme not in ("tcp", "tls"):
-        raise UsageError(
-            f"--scheduler {address}: unsupported protocol {url.scheme!r}; give tcp://HOST:PORT"
-        )
+    """A Dask scheduler at ``address`` (``tcp://HOST:PORT`` or ``HOST:PORT``) answers Dask's
+    protocol within ``timeout`` seconds (:func:`nmthpo.engine.scheduler.check_scheduler`: a
+    port that accepts TCP but is not a Dask scheduler is refused too).
+
+    The address's form is checked first, with the standard library only; ``distributed`` is
+    imported only for an address that accepts a connection.
+    """
+    from nmthpo.engine.scheduler import check_scheduler as answers_dask
+    from nmthpo.engine.scheduler import parse_scheduler_address
+    from nmthpo.errors import InputError
+
     try:
-        host, port = url.hostname, url.port
-    except ValueError:
-        host, port = None, None
-    if not host or port is None:
-        raise UsageError(
-            f"--scheduler {address}: expected tcp://HOST:PORT (e.g. tcp://127.0.0.1:8786)"
-        )
-    try:
-        with socket.create_connection((host, port), timeout=timeout):
-            pass
-    except socket.gaierror:
-        raise UsageError(
-            f"--scheduler {address}: cannot resolve host {host!r}; check the address, or {fix}"
-        ) from None
-    except TimeoutError:
-        raise UsageError(
-            f"--scheduler {address}: no answer within {timeout:g} s; check that "
-            f"the scheduler runs and the port is open, or {fix}"
-        ) from None
-    except OSError as exc:
-        raise UsageError(
-            f"--scheduler {address}: no Dask scheduler there ({exc.strerror or exc}); {fix}"
-        ) from None
-    if importlib.util.find_spec("distributed") is None:
-        raise UsageError("--scheduler needs the 'distributed' package: pip install distributed")
+        parse_scheduler_address(address, "--scheduler", in_process=False)
+        answers_dask(address, timeout, "--scheduler", in_process=False)
+    except InputError as exc:
+        raise UsageError(str(exc)) from None
 
 
 # -- methods --------------------------------------------------------------------------------------
-def _known_settings(spec: Any, transfer: bool, fidelity: bool = False) -> tuple[list[str], bool]:
-    """The settings the method's class takes and whether that list is complete: from the
-    class's declaration (its ``Settings`` dataclass; the package's classes, whose modules
-    import no numerical library but NumPy), else by introspecting the class (a user's own).
-    In a transfer run the context the runner passes is not a setting."""
-    from nmthpo.optimizers.registry import constructor_settings, load_class
-    from nmthpo.optimizers.settings import complete as declared_complete
-    from nmthpo.optimizers.settings import declared, describe
-
-    try:
-        cls = load_class(spec, transfer, fidelity)
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
-    decl = declared(cls)
-    if decl is not None:
-        names = [i.name for i in describe(decl)]
-        complete = declared_complete(decl)
-    else:
-        names, complete = constructor_settings(cls)
-    if transfer:
-        names = [n for n in names if n not in _CONTEXT_KEYS]
-    return names, complete
-
-
-def _unknown(
-    method: str, spec: Any, settings: Mapping[str, object], transfer: bool, fidelity: bool = False
-) -> UsageError | None:
-    """The error for settings the method's class does not name, or ``None``."""
-    names, _ = _known_settings(spec, transfer, fidelity)
-    unknown = sorted(set(settings) - set(names))
-    if not unknown:
-        return None
-    valid = ", ".join(names) if names else "none (it takes no settings)"
-    return UsageError(
-        f"method {method!r} has no setting {', '.join(map(repr, unknown))}; "
-        f"valid settings of {spec.path}: {valid}"
-    )
-
-
 def check_method_settings(
     method: str, settings: Mapping[str, object], transfer: bool = False, fidelity: bool = False
 ) -> Any:
-    """Resolve ``method`` and check that it knows every key of ``settings``.
-
-    Returns the :class:`~nmthpo.optimizers.registry.MethodSpec`. The error of an unknown
-    setting lists the valid ones. The package's methods are checked against the names their
-    classes declare (:meth:`~nmthpo.optimizers.registry.MethodSpec.settings_class`), so no
-    numerical library but NumPy is imported; a user's class by its keyword
-    parameters, and one whose ``__init__`` takes ``**kwargs`` (e.g. an adapter passing them
-    to its library) by building it (:func:`check` does so for single-task runs; for transfer
-    runs the keyword parameters found up the class hierarchy are taken as the complete
-    list). ``fidelity`` checks the class that runs the method on learning curves.
+    """Resolve ``method`` and check ``settings`` against what its class declares: names, types
+    and ranges (:func:`nmthpo.optimizers.registry.check_settings`; bounds that depend on the
+    table are checked again by the run's spec). Returns the
+    :class:`~nmthpo.optimizers.registry.MethodSpec`. The package's classes are read without
+    loading SciPy or pandas; ``fidelity`` checks the class that runs the method on learning
+    curves, ``transfer`` the one of a run with source tasks (whose context is not a setting).
     """
-    from nmthpo.optimizers.registry import resolve
+    from nmthpo.optimizers.registry import check_settings, resolve
 
     try:
         spec = resolve(method)
     except (KeyError, ValueError, TypeError) as exc:
         raise UsageError(exc.args[0] if exc.args else str(exc)) from None
-    if not settings:
-        return spec
-    if set(settings) & _CONTEXT_KEYS and transfer:
-        raise UsageError(
-            f"--set {', '.join(sorted(set(settings) & _CONTEXT_KEYS))}: set by the "
-            "runner for transfer runs; use --sources / --n-source instead"
-        )
-    # a transfer optimiser is not built here (it needs fitted sources): its classes are
-    # taken to pass ``**settings`` on, as the package's transfer methods do
-    if transfer or _known_settings(spec, transfer, fidelity)[1]:
-        err = _unknown(method, spec, settings, transfer, fidelity)
-        if err is not None:
-            raise err
+    check_settings(spec, settings, method, transfer=transfer, fidelity=fidelity)
     return spec
 
 
@@ -349,7 +211,7 @@ def _run(args: argparse.Namespace) -> None:
     if transfer and args.sources != "all":
         for src in (x.strip() for x in args.sources.split(",") if x.strip()):
             _task(src)
-    method = check_method_settings(args.method, settings, transfer=transfer)
+    check_method_settings(args.method, settings, transfer=transfer)
     n = _rows(args.task)
     if args.n_init > n:
         raise UsageError(f"--n-init {args.n_init}: task {args.task} has only {n} rows")
@@ -358,9 +220,9 @@ def _run(args: argparse.Namespace) -> None:
             f"--budget {args.budget}: must be between --n-init ({args.n_init}) "
             f"and the {n} rows of {args.task}"
         )
-    if settings and not transfer:
-        _check_setting_values(args, method, settings)
-    _check_out(args, _table_spec(args, settings).payload())
+    spec = _table_spec(args, settings)
+    spec.validate()  # the API's checks: every setting's type and range, sources, sizes
+    _check_out(args, spec.payload())
 
 
 def run_sources(args: argparse.Namespace) -> tuple[str, ...] | None:
@@ -420,10 +282,7 @@ def _curves_run(args: argparse.Namespace) -> bool:
     False when the run is a lookup-table run (checked by the rest of :func:`_run`)."""
     from nmthpo.engine import fidelity
 
-    try:
-        curves = fidelity.on_curves(args.method, args.task, args.curves)
-    except (KeyError, ValueError):  # an unknown method: reported with the list by _run
-        return False
+    curves = fidelity.on_curves(args.method, args.task, args.curves)  # names a bad method
     if not curves:
         return False
     from nmthpo.benchmark.learning_curves import LC_TASKS, load_curves
@@ -448,31 +307,6 @@ def _curves_run(args: argparse.Namespace) -> bool:
     return True
 
 
-def _check_setting_values(
-    args: argparse.Namespace, method: Any, settings: Mapping[str, object]
-) -> None:
-    """Build the optimiser of trial 0 once, so a setting of the wrong type or range is
-    refused now rather than inside the first trial."""
-    from nmthpo.engine.runner import RunSpec, trial_optimizer
-
-    spec = RunSpec(
-        args.method,
-        args.task,
-        objective=args.objective,
-        seed=args.seed,
-        n_init=args.n_init,
-        budget=args.budget,
-        settings=dict(settings),
-        resolved=method,
-    )
-    try:
-        trial_optimizer(spec, 0)
-    except (TypeError, ValueError, KeyError) as exc:
-        err = _unknown(args.method, method, settings, False) if isinstance(exc, TypeError) else None
-        given = " ".join(f"--set {k}={v}" for k, v in settings.items())
-        raise err or UsageError(f"method {args.method!r} refused {given}: {exc}") from None
-
-
 def _transfer(args: argparse.Namespace) -> None:
     check_output_dir(args.out, "--out")
     if args.cache is not None:
@@ -485,6 +319,37 @@ def _transfer(args: argparse.Namespace) -> None:
     n = _rows(args.target)
     if args.trials > n:
         raise UsageError(f"--trials {args.trials}: more than the {n} rows of {args.target}")
+    if args.trials < 3:
+        raise UsageError(
+            f"--trials {args.trials}: the target evaluations per repetition include the 3 "
+            "random initial rows; give at least 3 (the paper: 50)"
+        )
+    from nmthpo.engine.runner import RunSpec, default_sources
+
+    sources = transfer_sources(args)
+    spec = RunSpec.of(
+        args.method,
+        args.target,
+        n_init=3,
+        budget=args.trials,
+        seed=args.seed,
+        sources=default_sources(args.target) if sources is None else tuple(sources),
+        n_source=args.n_source,
+    )
+    spec.validate()
+    _check_out(args, spec.payload())
+
+
+def transfer_sources(args: argparse.Namespace) -> list[str] | None:
+    """``nmthpo transfer``'s ``--sources``: ``None`` (leave one out) or the names given."""
+    if args.sources is None:
+        return None
+    sources = [s.strip() for s in args.sources.split(",") if s.strip()]
+    if not sources:
+        raise UsageError(
+            "--sources is empty; give comma-separated task names or omit it (leave one out)"
+        )
+    return sources
 
 
 def _evaluate(args: argparse.Namespace) -> None:
@@ -496,6 +361,16 @@ def _evaluate(args: argparse.Namespace) -> None:
     if args.budget is not None and args.budget > n:
         raise UsageError(
             f"--budget {args.budget}: must be between 1 and the {n} rows of {args.task}"
+        )
+    if args.n_init > n:
+        raise UsageError(
+            f"--n-init {args.n_init}: must be between 0 and the {n} rows of {args.task}"
+        )
+    budget = args.budget if args.budget is not None else (20 if args.objective == "bleu" else 50)
+    if budget < args.n_init:
+        raise UsageError(
+            f"--budget {budget}: less than --n-init {args.n_init}, so fb/fbp would measure "
+            "only the random initial rows; give a budget of at least --n-init"
         )
     read_checked_sequences(args.sequences, args.task)
 
@@ -514,6 +389,9 @@ def _ga_study(args: argparse.Namespace) -> None:
 
 
 def _score_spaces(args: argparse.Namespace) -> None:
+    from nmthpo.benchmark.subspaces import check_spec
+
+    check_spec(args.spaces)  # syntax and sizes, before any table loads
     _task(args.task)
     if args.spaces.startswith("@"):
         check_input_file(args.spaces[1:], "--spaces file")
@@ -527,24 +405,22 @@ def _score_spaces(args: argparse.Namespace) -> None:
 
 
 def _compare(args: argparse.Namespace) -> None:
-    for d in args.run_dirs:
-        p = Path(d)
-        if not p.is_dir():
-            what = "is a file" if p.exists() else "no such directory"
-            raise UsageError(
-                f"run directory {d}: {what}; give directories written by `nmthpo run ... --out DIR`"
-            )
-    if args.plot is not None:
-        check_output_file(args.plot, "--plot", (".png", ".pdf", ".svg"))
-    if args.task != "all":
-        _task(args.task)
+    # every check of compare, cheap ones first, before pandas or SciPy loads
+    from nmthpo.commands.compare import check_args
+
+    check_args(args)
 
 
 def _data(args: argparse.Namespace) -> None:
     mirror = getattr(args, "mirror", None)
     if mirror is not None and not Path(mirror).expanduser().is_dir():
+        what = (
+            "is a file, not a directory"
+            if Path(mirror).expanduser().exists()
+            else ("no such directory")
+        )
         raise UsageError(
-            f"--mirror {mirror}: no such directory; give a local copy of "
+            f"--mirror {mirror}: {what}; give a local copy of "
             "Este1le/hpo_nmt (upstream's layout), or omit --mirror to download"
         )
 

@@ -21,16 +21,39 @@ Two places hold caches:
 
 Integrity: an artefact written with :func:`write_checked` gets a JSON sidecar (same stem,
 suffix ``.json`` unless the caller names another, e.g. Chapter 6's ``.params.txt``) recording
-what determines it and the SHA-256 and size of its bytes (:data:`CHECKSUM_FIELD`).
+what determines it (its *record*: the spec's payload or the parameters) and its checksum
+(:data:`CHECKSUM_FIELD`): ``{"sha256": ..., "bytes": ..., "bound": ...}``. ``sha256`` and
+``bytes`` are those of the file's bytes (damage: flipped bytes, truncation); ``bound`` is the
+SHA-256 of the record's canonical JSON (sorted keys, no spaces, without the checksum entry), a
+NUL byte and the file's bytes (:func:`bound_digest`). So the spec is inside the checksummed
+bytes: a sidecar whose spec was edited, or copied beside another artefact, fails even when its
+file checksum was recomputed -- only rewriting the whole seal with this package's rule passes,
+which no copy or naive ``sha256sum`` does. (The seal guards against mix-ups, renames and stale
+or forged sidecars made by hand, not against a deliberate forger: there is no secret.)
+
 :func:`artefact_problem` names what is wrong with an artefact before it is reused -- no sidecar
-(stale: written before checksums, or the write was interrupted), a sidecar for another spec
-(foreign), a checksum mismatch (damaged: flipped bytes, truncation); :func:`move_aside` renames
-a bad artefact and its sidecar to ``NAME.bad-N`` (never deletes it: a cache directory may be
-user-owned), so the caller recomputes it. :func:`read_checked` does the three steps for a
-reader -- check the sidecar, read, validate the content -- and :func:`set_aside` names a bad
-artefact in one warning (logger ``nmthpo.cache``; the CLI prints it on stderr) as it moves it.
-The book's committed caches (:func:`in_book_cache`) were written before checksums: they are
-read with ``require_checksum=False`` and reused only when their content validates.
+(stale: written before seals, or the write was interrupted), a sidecar for another spec
+(foreign), no checksum or no seal, a checksum or seal mismatch (damaged, forged or copied).
+There is no lenient path: every artefact, the book's committed ones included, is reused only
+with its sealed sidecar and after its content validates. :func:`read_checked` does the three
+steps for a reader -- check the sidecar, read, validate the content -- and :func:`set_aside`
+names a bad artefact in one warning (logger ``nmthpo.cache``; the CLI prints it on stderr):
+
+* in a user cache it is renamed with its sidecar to ``NAME.bad-N`` (:func:`move_aside`; never
+  deleted, a cache directory may be user-owned), and the caller recomputes it;
+* in the book's ``results/`` (:func:`in_book_cache`) it is never moved, rewritten or deleted:
+  it is just not used. Outside ``make results`` every write aimed at the book's cache goes to
+  the same relative path in the user cache instead (:func:`write_target`), and
+  :func:`read_checked` of a book path also looks there, so a recomputed entry is found again.
+
+Faults: a write that fails (a full disk, a read-only or vanished directory) leaves neither its
+temporary file nor a half-written artefact (an artefact whose sidecar could not be written is
+removed again) and raises :class:`nmthpo.errors.FaultError`
+(:func:`nmthpo.errors.fault_from_oserror`: one line naming the path and the fix); a rerun
+after the fault is fixed resumes.
+
+The committed ``results/`` were sealed by ``tools/seal_results.py`` after verifying each file
+(see its docstring); ``tests/engine/test_results_sealed.py`` checks every seal.
 """
 
 from __future__ import annotations
@@ -46,12 +69,17 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
+from nmthpo.errors import FaultError, fault_from_oserror
+
 __all__ = [
     "CHECKSUM_FIELD",
     "WRITE_RESULTS_ENV",
     "cache_for",
     "artefact_problem",
+    "checked_source",
     "atomic_write",
+    "bound_digest",
+    "checksum_entry",
     "in_book_cache",
     "key",
     "machine_fingerprint",
@@ -59,11 +87,13 @@ __all__ = [
     "read_checked",
     "results_dir",
     "set_aside",
+    "seal_sidecar",
     "sha256_file",
     "sidecar_path",
     "user_cache_dir",
     "writing_results",
     "write_checked",
+    "write_target",
     "write_text",
 ]
 
@@ -97,19 +127,29 @@ def atomic_write(path: str | Path, write: Callable[[Path], object]) -> None:
 
     The file gets mode ``0o666 & ~umask`` (as :func:`open` would give it); the temporary file
     is removed if ``write`` fails or is interrupted, so ``path`` is either the old file or
-    the complete new one.
+    the complete new one. An :class:`OSError` (a full disk, a read-only directory, a path
+    component that is a file) becomes a :class:`~nmthpo.errors.FaultError` naming ``path``.
     """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(fd)
-    tmp = Path(tmp_name)
+    tmp: Path | None = None
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        os.close(fd)
+        tmp = Path(tmp_name)
         write(tmp)
         os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, path)
+    except FaultError:
+        raise
+    except OSError as exc:
+        raise fault_from_oserror(exc, f"cannot write {path}") from exc
     finally:
-        tmp.unlink(missing_ok=True)
+        if tmp is not None:
+            try:
+                tmp.unlink(missing_ok=True)
+            except OSError:  # pragma: no cover - the directory vanished meanwhile
+                pass
 
 
 def write_text(path: str | Path, text: str) -> None:
@@ -135,46 +175,109 @@ def sidecar_path(path: str | Path, sidecar: str = ".json") -> Path:
     return Path(path).with_suffix(sidecar)
 
 
+def _canonical(record: Mapping[str, Any]) -> bytes:
+    """The canonical JSON of a sidecar's record (its checksum entry left out)."""
+    plain = json.loads(json.dumps(dict(record), default=str))  # tuples -> lists, as stored
+    plain.pop(CHECKSUM_FIELD, None)
+    return json.dumps(plain, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode()
+
+
+def _digests(path: Path, record: Mapping[str, Any]) -> tuple[str, str]:
+    """(SHA-256 of the file's bytes, :func:`bound_digest`) in one pass over the file."""
+    plain, bound = hashlib.sha256(), hashlib.sha256(_canonical(record) + b"\0")
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            plain.update(chunk)
+            bound.update(chunk)
+    return plain.hexdigest(), bound.hexdigest()
+
+
+def bound_digest(path: str | Path, record: Mapping[str, Any]) -> str:
+    """The seal binding ``record`` to the file ``path``: the SHA-256 of the record's canonical
+    JSON (sorted keys, no spaces, without :data:`CHECKSUM_FIELD`), a NUL byte and the bytes."""
+    return _digests(Path(path), record)[1]
+
+
+def checksum_entry(path: str | Path, record: Mapping[str, Any]) -> dict[str, Any]:
+    """The :data:`CHECKSUM_FIELD` entry of ``path``'s sidecar recording ``record``:
+    ``{"sha256": <file's SHA-256>, "bytes": <size>, "bound": <bound_digest>}``."""
+    path = Path(path)
+    sha, bound = _digests(path, record)
+    return {"sha256": sha, "bytes": path.stat().st_size, "bound": bound}
+
+
+def seal_sidecar(path: str | Path, record: Mapping[str, Any], sidecar: str = ".json") -> Path:
+    """Write the sidecar of the existing artefact ``path``: ``record`` and its seal
+    (:func:`checksum_entry`); atomically. Returns the sidecar's path.
+
+    For writers of a file that already exists (e.g. ``tools/seal_results.py`` after verifying
+    it); :func:`write_checked` writes an artefact and its sidecar together.
+    """
+    path = Path(path)
+    rec = json.loads(json.dumps(dict(record), default=str))
+    rec.pop(CHECKSUM_FIELD, None)
+    rec[CHECKSUM_FIELD] = checksum_entry(path, rec)
+    side = sidecar_path(path, sidecar)
+    write_text(side, json.dumps(rec, indent=2, sort_keys=True) + "\n")
+    return side
+
+
+def write_target(path: str | Path) -> Path:
+    """Where a cache write aimed at ``path`` goes: ``path`` itself, except for a path in the
+    book's cache (:func:`in_book_cache`) outside ``make results`` (:func:`writing_results`):
+    then the same relative path under :func:`user_cache_dir` -- at run time nothing is written
+    into the repository."""
+    path = Path(path)
+    if writing_results() or not in_book_cache(path):
+        return path
+    return user_cache_dir() / path.resolve().relative_to(results_dir().resolve())
+
+
 def write_checked(
     path: str | Path,
     write: Callable[[Path], object],
     record: Mapping[str, Any],
     sidecar: str = ".json",
-) -> None:
-    """Write an artefact atomically, then its sidecar: ``record`` plus its checksum.
+) -> Path:
+    """Write an artefact atomically, then its sidecar: ``record`` plus its seal
+    (:func:`checksum_entry`). Returns the artefact's path (:func:`write_target` of ``path``).
 
     The sidecar (suffix ``sidecar``) is written last, so an artefact without one was not
-    completely written (or predates checksums); :func:`artefact_problem` treats both as not
-    reusable.
+    completely written (or predates seals); :func:`artefact_problem` treats both as not
+    reusable. If the sidecar cannot be written the artefact is removed again, and a fault
+    raises :class:`~nmthpo.errors.FaultError` (:func:`atomic_write`).
     """
-    path = Path(path)
+    path = write_target(path)
     atomic_write(path, write)
-    check = {"sha256": sha256_file(path), "bytes": path.stat().st_size}
-    write_text(
-        sidecar_path(path, sidecar),
-        json.dumps({**record, CHECKSUM_FIELD: check}, indent=2, sort_keys=True, default=str) + "\n",
-    )
+    try:
+        seal_sidecar(path, record, sidecar)
+    except BaseException as exc:
+        try:
+            path.unlink(missing_ok=True)
+        except OSError:  # pragma: no cover - the directory vanished meanwhile
+            pass
+        if isinstance(exc, OSError) and not isinstance(exc, FaultError):
+            raise fault_from_oserror(exc, f"cannot write {sidecar_path(path, sidecar)}") from exc
+        raise
+    return path
 
 
 def artefact_problem(
     path: str | Path,
     expected: Mapping[str, Any],
-    require_checksum: bool = True,
     sidecar: str = ".json",
 ) -> str | None:
     """What is wrong with the artefact ``path`` for reuse, or ``None`` if it may be reused.
 
     ``expected`` are sidecar entries that must match (e.g. the spec's fields): a mismatch
-    means the file belongs to another spec. ``require_checksum=False`` accepts a missing
-    sidecar or one without a checksum (caches written before checksums existed, e.g. the
-    book's committed ``results/``; the caller must then validate the content). ``sidecar``
-    is the sidecar's suffix (:func:`sidecar_path`).
+    means the file belongs to another spec. The sidecar must hold a seal matching the file
+    and the whole record (:func:`checksum_entry`): no sidecar, no checksum or no seal is a
+    problem, in the book's cache as anywhere. ``sidecar`` is the sidecar's suffix
+    (:func:`sidecar_path`).
     """
     path = Path(path)
     side = sidecar_path(path, sidecar)
     if not side.exists():
-        if not require_checksum:
-            return None
         return (
             f"it has no sidecar {side.name} recording its spec and checksum (stale or "
             "incompletely written)"
@@ -191,17 +294,32 @@ def artefact_problem(
         return f"its sidecar records another spec (differs in {', '.join(wrong)}: foreign or stale)"
     check = record.get(CHECKSUM_FIELD)
     if check is None:
-        return "its sidecar records no checksum" if require_checksum else None
-    if not isinstance(check, dict) or "sha256" not in check:
+        return "its sidecar records no checksum"
+    if not isinstance(check, dict) or not isinstance(check.get("sha256"), str):
         return f"its sidecar's {CHECKSUM_FIELD} entry is malformed"
-    size = path.stat().st_size
-    if check.get("bytes") is not None and check["bytes"] != size:
-        return f"it has {size} bytes, its sidecar records {check['bytes']} (truncated or altered)"
-    got = sha256_file(path)
+    try:
+        size = path.stat().st_size
+        if check.get("bytes") is not None and check["bytes"] != size:
+            return (
+                f"it has {size} bytes, its sidecar records {check['bytes']} (truncated or altered)"
+            )
+        got, bound = _digests(path, record)
+    except OSError as exc:
+        return f"it is unreadable ({exc.strerror or exc})"
     if got != check["sha256"]:
         return (
             f"SHA-256 mismatch: expected {check['sha256'][:16]}..., got {got[:16]}... "
             "(damaged or altered)"
+        )
+    if "bound" not in check:
+        return (
+            "its sidecar does not bind its spec to the file's bytes (no seal: written before "
+            "seals, or its checksum was recomputed by hand)"
+        )
+    if check["bound"] != bound:
+        return (
+            "its sidecar's spec is not the one sealed with this file (seal mismatch: the "
+            "sidecar was edited or copied from another artefact)"
         )
     return None
 
@@ -233,14 +351,60 @@ def set_aside(
 ) -> None:
     """Name a bad cached artefact in one warning and move it aside (:func:`move_aside`).
 
-    A cache that cannot be written (read-only) keeps the file; the warning says so, and the
-    caller recomputes without reusing it.
+    An artefact of the book's cache (:func:`in_book_cache`) is never moved: it is only not
+    used (the recomputed one goes to the user cache, :func:`write_target`). A cache that
+    cannot be written (read-only) keeps the file; the warning says so, and the caller
+    recomputes without reusing it.
     """
+    if in_book_cache(path):
+        where = "left in place (the book's cache is never modified at run time)"
+        if not writing_results():
+            where += f", computing it into {write_target(path).parent}"
+        log.warning("cached %s is not used: %s; %s", path, why, where)
+        return
     try:
         where = f"moved to {move_aside(path, into, sidecar)}"
     except OSError as exc:  # a read-only cache: leave it, but never reuse it
         where = f"could not be moved aside ({exc})"
     log.warning("cached %s is not reused: %s; %s, recomputing it", path, why, where)
+
+
+def checked_source(
+    path: str | Path,
+    expected: Mapping[str, Any],
+    read: Callable[[Path], T],
+    validate: Callable[[T], str | None] | None = None,
+    *,
+    sidecar: str = ".json",
+    into: str | Path | None = None,
+) -> tuple[T, Path] | None:
+    """:func:`read_checked`, also returning the file the value was read from.
+
+    A path of the book's cache outside ``make results`` is tried first, then its
+    :func:`write_target` in the user cache (where a bad or missing book entry is recomputed).
+    """
+    path = Path(path)
+    candidates = [path]
+    target = write_target(path)
+    if target != path:
+        candidates.append(target)
+    for cand in candidates:
+        if not cand.exists():
+            continue
+        why = artefact_problem(cand, expected, sidecar=sidecar)
+        if why is None:
+            try:
+                value = read(cand)
+            except Exception as exc:  # readers (pyarrow, zipfile) raise many types on damage
+                why = (
+                    f"unreadable {cand.suffix.lstrip('.') or 'file'} ({type(exc).__name__}: {exc})"
+                )
+            else:
+                why = validate(value) if validate is not None else None
+                if why is None:
+                    return value, cand
+        set_aside(cand, why, into, sidecar)
+    return None
 
 
 def read_checked(
@@ -249,41 +413,28 @@ def read_checked(
     read: Callable[[Path], T],
     validate: Callable[[T], str | None] | None = None,
     *,
-    require_checksum: bool = True,
     sidecar: str = ".json",
     into: str | Path | None = None,
 ) -> T | None:
     """The artefact ``path`` read by ``read``, or ``None`` if it is missing or bad.
 
-    Before reuse the artefact is checked against its sidecar (:func:`artefact_problem` with
-    ``expected``, ``require_checksum``, ``sidecar``), then read (any exception of ``read``
-    means unreadable, e.g. a truncated file), then ``validate`` (returns what is wrong with
-    the content, or ``None``). A bad artefact is named and moved aside (:func:`set_aside`,
-    into ``into``), so the caller recomputes it.
+    Before reuse the artefact is checked against its sealed sidecar (:func:`artefact_problem`
+    with ``expected`` and ``sidecar``), then read (any exception of ``read`` means
+    unreadable, e.g. a truncated file), then ``validate`` (returns what is wrong with the
+    content, or ``None``). A bad artefact is named and set aside (:func:`set_aside`, into
+    ``into``; one of the book's cache is left in place), so the caller recomputes it. For a
+    path in the book's cache the user cache's copy is read when the book's is missing or bad
+    (:func:`checked_source`).
     """
-    path = Path(path)
-    if not path.exists():
-        return None
-    why = artefact_problem(path, expected, require_checksum, sidecar)
-    if why is None:
-        try:
-            value = read(path)
-        except Exception as exc:  # readers (pyarrow, zipfile) raise many types on damage
-            why = f"unreadable {path.suffix.lstrip('.') or 'file'} ({type(exc).__name__}: {exc})"
-        else:
-            why = validate(value) if validate is not None else None
-            if why is None:
-                return value
-    set_aside(path, why, into, sidecar)
-    return None
+    got = checked_source(path, expected, read, validate, sidecar=sidecar, into=into)
+    return None if got is None else got[0]
 
 
 def in_book_cache(path: str | Path) -> bool:
     """Whether ``path`` lies in the book's committed cache (:func:`results_dir`).
 
-    Those files were written by ``make results`` before checksums existed: a reader accepts
-    them without a checksum (``require_checksum=False``) after validating their content,
-    and never rewrites them at run time.
+    Those files are sealed like any other (``tools/seal_results.py``); a bad one is never
+    moved or rewritten at run time, only not used (:func:`set_aside`, :func:`write_target`).
     """
     try:
         return Path(path).resolve().is_relative_to(results_dir().resolve())

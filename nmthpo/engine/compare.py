@@ -57,31 +57,40 @@ import contextlib
 import io
 import itertools
 import json
+import logging
+import os
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
-from nmthpo.benchmark.tables import check_task, load_table
-from nmthpo.engine.cache import results_dir, user_cache_dir
-from nmthpo.engine.metrics import PARETO_METRICS, SINGLE_METRICS, TIES, evaluate_sequences
-from nmthpo.engine.runner import RunResult, RunSpec, cached_runs, load_run, run
-from nmthpo.engine.stats import bootstrap_mean, paired_ratio
+from nmthpo.engine.cache import USER_CACHE_ENV, results_dir, user_cache_dir
+from nmthpo.errors import InputKeyError, InputTypeError, InputValueError, check_int
+
+if TYPE_CHECKING:  # pandas, the tables and the runner load after the cheap checks
+    import pandas as pd
+
+    from nmthpo.engine.runner import RunResult, RunSpec
 
 __all__ = [
     "ALPHA",
     "HIGHER_IS_BETTER",
+    "METRICS",
     "MIN_TASKS",
     "PAIRS",
+    "RUN_FILES",
     "BaselineSet",
     "Comparison",
     "Design",
+    "NotARunDirectory",
+    "RunDir",
     "TaskRanking",
     "baseline_run",
+    "check_run_dir",
+    "check_user_cache",
     "compare",
     "compare_tasks",
     "dumps",
@@ -105,6 +114,16 @@ MIN_TASKS: int = 5
 #: Which pairs are tested: ``"mine"`` (default) your runs against each baseline and among
 #: themselves; ``"all"`` every pair of methods, the baselines among themselves too.
 PAIRS: tuple[str, ...] = ("mine", "all")
+#: The metrics of each objective, the primary one first (those of
+#: :mod:`nmthpo.engine.metrics`, named here so that a name is checked without loading pandas).
+METRICS: dict[str, tuple[str, ...]] = {
+    "bleu": ("ftb", "ftc", "fb"),
+    "pareto": ("fto", "fta", "fbp"),
+}
+#: The files of a run directory that compare reads (``nmthpo run --out DIR`` writes them).
+RUN_FILES: tuple[str, ...] = ("spec.json", "sequences.ss", "results.parquet")
+#: Messages about the baselines (a damaged file of the book's cache); the CLI prints them.
+log = logging.getLogger("nmthpo.compare")
 
 
 @dataclass(frozen=True)
@@ -124,28 +143,289 @@ class BaselineSet:
     folder: str
 
 
-def load_run_spec(path: str | Path) -> RunSpec:
-    """The spec of a directory written by ``nmthpo run``, without reading its results."""
-    path = Path(path)
-    spec_file, frame_file = path / "spec.json", path / "results.parquet"
-    if not spec_file.exists() or not frame_file.exists():
-        raise FileNotFoundError(
-            f"{path} is not a run directory (it needs spec.json and "
-            f"results.parquet, as `nmthpo run ... --out {path}` writes)"
-        )
+class NotARunDirectory(InputValueError, FileNotFoundError):
+    """A path that is not a directory holding :data:`RUN_FILES` (what ``nmthpo run --out DIR``
+    writes): an :class:`~nmthpo.errors.InputError` that is also a ``FileNotFoundError``."""
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+#: The fields of a single-task run's ``spec.json`` (:meth:`RunSpec.payload`) and what each
+#: must hold: (test, what the message says is allowed).
+_SPEC_FIELDS: dict[str, tuple[Any, str]] = {
+    "method": (lambda v: isinstance(v, str) and bool(v.strip()), "a method name"),
+    "task": (lambda v: isinstance(v, str) and bool(v), "a task name"),
+    "objective": (lambda v: isinstance(v, str) and v in METRICS, "'bleu' or 'pareto'"),
+    "seed": (lambda v: _is_int(v) and v >= 0, "an integer >= 0"),
+    "n_init": (lambda v: _is_int(v) and v >= 1, "an integer >= 1"),
+    "budget": (lambda v: v is None or (_is_int(v) and v >= 1), "null or an integer >= 1"),
+    "stop": (lambda v: v in ("target", "none"), "'target' or 'none'"),
+    "encoding": (lambda v: isinstance(v, str) and bool(v), "an encoding name"),
+    "record_mse": (lambda v: isinstance(v, bool), "true or false"),
+    "settings": (lambda v: isinstance(v, dict), "a JSON object of settings"),
+}
+
+
+@dataclass(frozen=True)
+class RunDir:
+    """A run directory that passed :func:`check_run_dir` (its results not read yet).
+
+    Attributes
+    ----------
+    path : Path
+    spec : dict
+        The checked ``spec.json``: exactly the fields of a single-task run's spec.
+    sequences : tuple of tuple of int
+        ``sequences.ss``: one trial a line, row ids (not yet checked against the table).
+    """
+
+    path: Path
+    spec: dict[str, Any]
+    sequences: tuple[tuple[int, ...], ...]
+
+    @property
+    def trials(self) -> int:
+        """Trials of the run (lines of ``sequences.ss``)."""
+        return len(self.sequences)
+
+
+def _rerun(path: Path) -> str:
+    return (
+        f"write it again with `nmthpo run ... --out {path} --force`, or give another run directory"
+    )
+
+
+def _read_text(file: Path, what: str, fix: str) -> str:
+    if not os.access(file, os.R_OK):
+        raise InputValueError(f"{file}: not readable; check its permissions")
     try:
-        return RunSpec.from_json(spec_file.read_text())
-    except (TypeError, ValueError, KeyError) as exc:
-        raise FileNotFoundError(
-            f"{path} does not hold a lookup-table run (its spec.json is not a run spec of "
-            f"`nmthpo run`: {exc}); compare reads runs on the six tables"
+        return file.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise InputValueError(f"{file}: not text ({what} is; the file is damaged); {fix}") from None
+
+
+def _json_kind(value: Any) -> str:
+    if isinstance(value, bool) or value is None:
+        return json.dumps(value)
+    kinds = {list: "an array", str: "a string", int: "a number", float: "a number"}
+    return kinds.get(type(value), type(value).__name__)
+
+
+def _check_spec(file: Path, fix: str) -> dict[str, Any]:
+    from nmthpo.benchmark.tasks import task_names  # the task registry: standard library only
+
+    text = _read_text(file, "a run's spec", fix)
+    try:
+        payload = json.loads(text)
+    except json.JSONDecodeError as exc:
+        empty = " (the file is empty)" if not text.strip() else ""
+        raise InputValueError(
+            f"{file}: not JSON{empty} ({exc.msg} at line {exc.lineno}); {fix}"
         ) from None
+    if not isinstance(payload, dict):
+        raise InputValueError(
+            f"{file}: a run's spec is a JSON object, this holds {_json_kind(payload)}; {fix}"
+        )
+    if "target" in payload or "sources" in payload:
+        raise InputValueError(
+            f"{file}: the spec of a transfer run (with source tasks); compare compares "
+            "single-task runs (`nmthpo run METHOD --task TASK --out DIR`)"
+        )
+    extra, missing = (
+        sorted(set(payload) - set(_SPEC_FIELDS)),
+        sorted(set(_SPEC_FIELDS) - set(payload)),
+    )
+    if extra or missing:
+        parts = [f"unknown key(s) {', '.join(extra)}"] if extra else []
+        parts += [f"missing key(s) {', '.join(missing)}"] if missing else []
+        raise InputValueError(
+            f"{file}: not the spec of a single-task run of `nmthpo run` ({'; '.join(parts)}; "
+            f"a run's spec has exactly {', '.join(_SPEC_FIELDS)}); {fix}"
+        )
+    for k, (ok, allowed) in _SPEC_FIELDS.items():
+        if not ok(payload[k]):
+            raise InputValueError(f"{file}: {k}={payload[k]!r}, must be {allowed}; {fix}")
+    lookup = task_names("lookup")
+    if payload["task"] not in lookup:
+        raise InputValueError(
+            f"{file}: task {payload['task']!r} is not a lookup table; compare reads runs on "
+            f"the tables ({', '.join(lookup)})"
+        )
+    if payload["budget"] is not None and payload["budget"] < payload["n_init"]:
+        raise InputValueError(
+            f"{file}: budget={payload['budget']} is below n_init={payload['n_init']}; {fix}"
+        )
+    return payload
+
+
+def _check_sequences(file: Path, fix: str) -> tuple[tuple[int, ...], ...]:
+    text = _read_text(file, "a sequence file", fix)
+    out = []
+    for lineno, line in enumerate(text.splitlines(), 1):
+        toks = line.split()
+        if not toks:
+            continue
+        bad = next((t for t in toks if not (t.isascii() and t.isdigit())), None)
+        if bad is not None:
+            raise InputValueError(
+                f"{file}, line {lineno}: {bad[:20]!r} is not a row id (a sequence file holds "
+                f"one trial a line, row ids separated by spaces; the file is damaged); {fix}"
+            )
+        seq = tuple(int(t) for t in toks)
+        if len(set(seq)) != len(seq):
+            twice = next(r for r in seq if seq.count(r) > 1)
+            raise InputValueError(
+                f"{file}, line {lineno}: row {twice} appears twice (a trial evaluates a row "
+                f"once; the file is damaged); {fix}"
+            )
+        out.append(seq)
+    if not out:
+        raise InputValueError(f"{file}: holds no trial (one trial a line); {fix}")
+    return tuple(out)
+
+
+def check_run_dir(path: str | Path) -> RunDir:
+    """Check a directory written by ``nmthpo run --out DIR`` without loading pandas or a table.
+
+    Parameters
+    ----------
+    path : str or Path
+
+    Returns
+    -------
+    RunDir
+        Its spec and sequences.
+
+    Raises
+    ------
+    NotARunDirectory
+        ``path`` is missing, a file, or lacks one of :data:`RUN_FILES`.
+    nmthpo.errors.InputValueError
+        ``spec.json`` is not a single-task run's spec (not JSON, not an object, other keys,
+        a value of the wrong type, a task that is not a lookup table), or ``sequences.ss``
+        holds what is not row ids, a row twice or no trial; the message names the file and
+        the fix.
+    """
+    path = Path(path)
+    if not path.is_dir():
+        what = "is a file" if path.exists() else "no such directory"
+        raise NotARunDirectory(
+            f"run directory {path}: {what}; give directories written by `nmthpo run ... --out DIR`"
+        )
+    for name in RUN_FILES:
+        if (path / name).is_dir():
+            raise InputValueError(
+                f"run directory {path}: {path / name} is a directory, not a file; {_rerun(path)}"
+            )
+    missing = [name for name in RUN_FILES if not (path / name).is_file()]
+    if missing:
+        raise NotARunDirectory(
+            f"{path} is not a run directory: it lacks {', '.join(missing)} (`nmthpo run ... "
+            f"--out {path}` writes {', '.join(RUN_FILES)}); give the directory of a finished run"
+        )
+    fix = _rerun(path)
+    _check_checksums(path, fix)
+    spec = _check_spec(path / "spec.json", fix)
+    return RunDir(path, spec, _check_sequences(path / "sequences.ss", fix))
+
+
+def _check_checksums(path: Path, fix: str) -> None:
+    """Verify the run directory's ``SHA256SUMS`` (written by ``nmthpo run``; a directory of an
+    older version has none: its files are then only checked against each other)."""
+    import hashlib
+
+    sums = path / "SHA256SUMS"
+    if not sums.is_file():
+        return
+    try:
+        lines = sums.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        raise InputValueError(f"{sums}: damaged, not a checksum list; {fix}") from None
+    for line in lines:
+        digest, _, name = line.partition("  ")
+        if len(digest) != 64 or name not in RUN_FILES + _MORE_FILES:
+            raise InputValueError(f"{sums}: damaged, line {line[:60]!r}; {fix}")
+        f = path / name
+        if not f.is_file():
+            raise InputValueError(f"{f}: missing, though listed in {sums}; {fix}")
+        h = hashlib.sha256()
+        with open(f, "rb") as fh:
+            for chunk in iter(lambda: fh.read(1 << 20), b""):
+                h.update(chunk)
+        if h.hexdigest() != digest:
+            raise InputValueError(
+                f"{f}: damaged, its SHA-256 differs from the one {sums.name} records; {fix}"
+            )
+
+
+#: Other files ``nmthpo run`` may write into a run directory (transfer runs).
+_MORE_FILES = ("trajectories.parquet", "target_weights.csv")
+
+
+def load_run_spec(path: str | Path) -> RunSpec:
+    """The spec of a directory written by ``nmthpo run``, without reading its results
+    (checked by :func:`check_run_dir`)."""
+    from nmthpo.engine.runner import RunSpec
+
+    return RunSpec(**check_run_dir(path).spec)
+
+
+def _frame_problem(frame: pd.DataFrame, sequences: Sequence[Sequence[int]]) -> str | None:
+    if not {"trial", "row"} <= set(frame.columns):
+        return "it has no trial and row columns"
+    got = [tuple(g["row"].tolist()) for _, g in frame.groupby("trial", sort=True)]
+    if len(got) != len(sequences):
+        return f"it holds {len(got)} trials, sequences.ss {len(sequences)}"
+    for t, (a, b) in enumerate(zip(got, sequences, strict=True)):
+        if a != tuple(b):
+            return f"its rows of trial {t} differ from line {t + 1} of sequences.ss"
+    return None
 
 
 def load_run_dir(path: str | Path) -> RunResult:
-    """Read a directory written by ``nmthpo run`` (``spec.json``, ``results.parquet``)."""
-    spec = load_run_spec(path)
-    return RunResult(spec, pd.read_parquet(Path(path) / "results.parquet"))
+    """Read a directory written by ``nmthpo run`` (``spec.json``, ``sequences.ss``,
+    ``results.parquet``).
+
+    Checked first by :func:`check_run_dir`; then the sequences' row ids must lie in the task's
+    table and ``results.parquet`` must read and hold the same rows as ``sequences.ss`` (a run
+    directory has no checksum: the two files check each other). Every problem is an
+    :class:`~nmthpo.errors.InputValueError` naming the file ("damaged") and the fix.
+    """
+    import pandas as pd
+
+    from nmthpo.benchmark.tables import load_table
+    from nmthpo.engine.runner import RunResult, RunSpec
+
+    rd = check_run_dir(path)
+    spec = RunSpec(**rd.spec)
+    fix = _rerun(rd.path)
+    n = load_table(spec.task).n_rows
+    for t, seq in enumerate(rd.sequences):
+        out = next((r for r in seq if r >= n), None)
+        if out is not None:
+            raise InputValueError(
+                f"{rd.path / 'sequences.ss'}, line {t + 1}: row id {out} is outside the {n} "
+                f"rows of {spec.task}'s table (damaged, or sequences of another task); {fix}"
+            )
+    pq = rd.path / "results.parquet"
+    if not os.access(pq, os.R_OK):
+        raise InputValueError(f"{pq}: not readable; check its permissions")
+    try:
+        frame = pd.read_parquet(pq)
+    except Exception as exc:  # pyarrow raises many kinds on damaged bytes
+        detail = str(exc).strip().splitlines()[0][:100] if str(exc).strip() else ""
+        raise InputValueError(
+            f"{pq}: damaged, it cannot be read ({type(exc).__name__}"
+            f"{': ' + detail if detail else ''}); {fix}"
+        ) from None
+    # the two files check each other, and the frame must be a valid run of its spec (rows,
+    # steps and BLEU of the table: the runner's check of a cached run)
+    problem = _frame_problem(frame, rd.sequences) or spec.frame_problem(frame)
+    if problem is not None:
+        raise InputValueError(f"{pq}: damaged or altered: {problem}; {fix}")
+    return RunResult(spec, frame)
 
 
 def method_names(runs: Sequence[RunResult]) -> list[str]:
@@ -158,11 +438,99 @@ def method_names(runs: Sequence[RunResult]) -> list[str]:
         out.append(b)
     dupes = {n for n in out if out.count(n) > 1}
     if dupes:
-        raise ValueError(
+        raise InputValueError(
             f"two runs of {sorted(dupes)} with the same settings on one task; "
             "pass each run directory once"
         )
     return out
+
+
+def _book_source(
+    name: str, like: RunSpec, trials: int, folder: str | None
+) -> tuple[RunSpec, Path] | None:
+    """The run of baseline ``name`` in the book's cache ``results/<folder>`` paired with
+    ``like`` and holding at least ``trials`` trials, or ``None``."""
+    import pandas as pd
+
+    from nmthpo.engine.runner import cached_runs
+
+    book = results_dir() / folder if folder is not None else None
+    if book is None or not book.exists():
+        return None
+    for spec, pq in cached_runs(book):
+        if (
+            spec.method == name
+            and spec.task == like.task
+            and spec.objective == like.objective
+            and spec.seed == like.seed
+            and spec.n_init == like.n_init
+            and spec.budget is None
+            and spec.stop == "target"
+            and not spec.settings
+        ):
+            try:
+                have = int(pd.read_parquet(pq, columns=["trial"])["trial"].nunique())
+            except Exception as exc:  # a damaged file of the book's cache: compute instead
+                log.warning("%s cannot be read (%s); computing %s instead", pq, exc, name)
+                return None
+            if have >= trials:
+                return spec, pq
+    return None
+
+
+def _user_cached(name: str, like: RunSpec) -> bool:
+    """Whether the user cache holds a finished run of baseline ``name`` paired with ``like``."""
+    from nmthpo.engine.runner import RunSpec
+
+    try:
+        spec = RunSpec.of(
+            name, like.task, seed=like.seed, objective=like.objective, n_init=like.n_init
+        )
+        return (user_cache_dir() / "compare" / f"{spec.stem()}.parquet").is_file()
+    except Exception:  # an unresolvable name is refused by the run itself
+        return False
+
+
+def check_user_cache(compute: Sequence[str] = ()) -> Path:
+    """The user cache's ``compare`` folder, checked before any baseline is computed there.
+
+    Parameters
+    ----------
+    compute : sequence of str
+        The baselines to compute (named in the messages); empty: only check that the folder
+        is not below a file.
+
+    Returns
+    -------
+    Path
+        ``user_cache_dir() / "compare"``.
+
+    Raises
+    ------
+    nmthpo.errors.InputValueError
+        ``NMTHPO_RESULTS`` (or the default user cache) is a file, lies below a file, or (with
+        ``compute``) is not writable; the message names the variable and the fix.
+    """
+    root = user_cache_dir()
+    env = os.environ.get(USER_CACHE_ENV)
+    where = f"{USER_CACHE_ENV}={env}" if env else f"the user cache {root} ({USER_CACHE_ENV} unset)"
+    need = (
+        f"compare computes the baselines the book's cache lacks ({', '.join(compute)}) into it"
+        if compute
+        else "compare computes the baselines the book's cache lacks into it"
+    )
+    fix = f"set {USER_CACHE_ENV} to a directory you can write to"
+    target = root / "compare"
+    p = target
+    while not p.exists() and p != p.parent:
+        p = p.parent
+    if not p.is_dir():
+        raise InputValueError(
+            f"{where}: {p} is a file, not a directory; {need}; {fix}, or remove the file"
+        )
+    if compute and not os.access(p, os.W_OK | os.X_OK):
+        raise InputValueError(f"{where}: {p} is not writable; {need}; {fix}")
+    return target
 
 
 def baseline_run(
@@ -171,26 +539,19 @@ def baseline_run(
     """The first ``trials`` trials of baseline ``name`` paired with ``like``, and their source.
 
     Read from the book's cache folder ``results/<folder>`` when it holds them, else (or without
-    a ``folder``) computed (and cached) in ``user_cache_dir() / "compare"``.
+    a ``folder``, or when the book's file is damaged) computed (and cached) in
+    ``user_cache_dir() / "compare"`` (checked by :func:`check_user_cache` first).
     """
-    book = results_dir() / folder if folder is not None else None
-    if book is not None and book.exists():
-        for spec, pq in cached_runs(book):
-            if (
-                spec.method == name
-                and spec.task == like.task
-                and spec.objective == like.objective
-                and spec.seed == like.seed
-                and spec.n_init == like.n_init
-                and spec.budget is None
-                and spec.stop == "target"
-                and not spec.settings
-            ):
-                have = int(pd.read_parquet(pq, columns=["trial"])["trial"].nunique())
-                if have >= trials:
-                    rel = f"results/{folder}/{pq.name}"
-                    return load_run(spec, book, trials=trials), rel
-    cache = user_cache_dir() / "compare"
+    from nmthpo.engine.runner import load_run, run
+
+    found = _book_source(name, like, trials, folder)
+    if found is not None:
+        spec, pq = found
+        try:
+            return load_run(spec, pq.parent, trials=trials), f"results/{folder}/{pq.name}"
+        except Exception as exc:  # a damaged file of the book's cache: compute instead
+            log.warning("%s is not used (%s); computing %s instead", pq, exc, name)
+    cache = check_user_cache([] if _user_cached(name, like) else [name])
     res = run(
         name,
         like.task,
@@ -255,7 +616,7 @@ def trials_needed(pairs: int, alpha: float = ALPHA) -> int:
         e.g. 9 for 8 pairs at 0.05 (8 * 2 / 512 = 0.031), 11 for 36 pairs.
     """
     if not 0 < alpha <= 1:
-        raise ValueError(f"alpha must be in (0, 1], got {alpha}")
+        raise InputValueError(f"alpha must be in (0, 1], got {alpha}")
     n = 1
     while min_p_holm(n, max(pairs, 1)) >= alpha:
         n += 1
@@ -365,7 +726,7 @@ def pairs_to_test(
         ``"all"``: every pair.
     """
     if pairs not in PAIRS:
-        raise ValueError(f"unknown pairs {pairs!r}; valid: {', '.join(PAIRS)}")
+        raise InputValueError(f"unknown pairs {pairs!r}; valid: {', '.join(PAIRS)}")
     mine = list(mine)
     every = itertools.combinations([*mine, *(b for b in baselines if b not in mine)], 2)
     return [(a, b) for a, b in every if pairs == "all" or a in mine]
@@ -391,6 +752,9 @@ def _scores(
     ties: str,
     n_init: int,
 ) -> tuple[pd.DataFrame, int]:
+    from nmthpo.benchmark.tables import load_table
+    from nmthpo.engine.metrics import evaluate_sequences
+
     table = load_table(res.spec.task)
     seqs = [s[:limit] if limit is not None else s for s in res.sequences]
     default = 20 if objective == "bleu" else 50
@@ -401,7 +765,7 @@ def _scores(
     censored = int(frame.isna().to_numpy().sum())
     if censored:
         if limit is None:
-            raise ValueError(
+            raise InputValueError(
                 f"{res.spec.method}: some sequences stop before the target "
                 "without a budget; were they written by `nmthpo run`?"
             )
@@ -434,6 +798,8 @@ class Comparison:
 
     def leaderboard(self, metric: str | None = None) -> pd.DataFrame:
         """One row per method, best mean rank first: mean, interval, ratio to RS, rank."""
+        import pandas as pd
+
         m = metric or self.metric
         frame = pd.DataFrame(self.summary[m]).T
         frame.index.name = "method"
@@ -476,11 +842,45 @@ class _Setup:
     baselines: list[str]
     pairs: list[tuple[str, str]]
     design: Design
+    #: baselines the book's cache lacks (computed into the user cache)
+    computed: list[str] = field(default_factory=list)
 
 
 def _defaults(objective: str, book: Mapping[str, BaselineSet] | None) -> BaselineSet | None:
     """``book``'s baselines of ``objective``, if it has them."""
     return None if book is None else book.get(objective)
+
+
+def _check_runs(runs: Any, baselines: Any = None, tasks: Any = None) -> None:
+    """The compare API's arguments, before any work: ``runs`` a non-empty sequence of
+    :class:`~nmthpo.engine.runner.RunResult`, ``baselines``/``tasks`` ``None`` or sequences of
+    names (not one string)."""
+    from nmthpo.engine.runner import RunResult
+
+    if isinstance(runs, (str, bytes)) or not isinstance(runs, Sequence):
+        raise InputTypeError(
+            f"runs={str(runs)[:40]!r}: expected a list of runs (nmthpo.run(...) results or "
+            "load_run_dir(DIR))"
+        )
+    if not runs:
+        raise InputValueError("runs=[]: no run to compare; give at least one")
+    bad = [r for r in runs if not isinstance(r, RunResult)]
+    if bad:
+        raise InputTypeError(
+            f"runs: {str(bad[0])[:40]!r} is not a run (nmthpo.run(...) or load_run_dir(DIR))"
+        )
+    for name, names in (("baselines", baselines), ("tasks", tasks)):
+        if names is None:
+            continue
+        if isinstance(names, (str, bytes)) or not isinstance(names, Sequence):
+            raise InputTypeError(
+                f"{name}={names!r}: expected a list of names, e.g. [{names!r}]"
+                if isinstance(names, str)
+                else f"{name}={names!r}: expected a list of names"
+            )
+        wrong = [n for n in names if not isinstance(n, str) or not n.strip()]
+        if wrong:
+            raise InputTypeError(f"{name}: {wrong[0]!r} is not a name")
 
 
 def _setup(
@@ -492,17 +892,21 @@ def _setup(
     pairs: str,
     book: Mapping[str, BaselineSet] | None = None,
 ) -> _Setup:
+    from nmthpo.benchmark.tables import check_task
+    from nmthpo.engine.metrics import TIES
+
+    _check_runs(runs, baselines)
     check_task(task)
     if ties not in TIES:
-        raise ValueError(f"unknown ties convention {ties!r}; valid: {', '.join(TIES)}")
+        raise InputValueError(f"unknown ties convention {ties!r}; valid: {', '.join(TIES)}")
     if pairs not in PAIRS:
-        raise ValueError(f"unknown pairs {pairs!r}; valid: {', '.join(PAIRS)}")
+        raise InputValueError(f"unknown pairs {pairs!r}; valid: {', '.join(PAIRS)}")
     if not runs:
-        raise ValueError(f"no run to compare on task {task!r}")
+        raise InputValueError(f"no run to compare on task {task!r}")
     other = [r for r in runs if r.spec.task != task]
     if other:
         listed = ", ".join(f"{r.spec.method} (task {r.spec.task})" for r in other)
-        raise ValueError(
+        raise InputValueError(
             f"runs of another task than {task!r}: {listed}; pass only runs of "
             f"{task}, or compare every task with --task all"
         )
@@ -510,37 +914,62 @@ def _setup(
     for r in runs[1:]:
         for f in ("objective", "seed", "n_init"):
             if getattr(r.spec, f) != getattr(first, f):
-                raise ValueError(
+                raise InputValueError(
                     f"runs differ in {f} ({getattr(first, f)!r} vs "
                     f"{getattr(r.spec, f)!r}); only runs with one {f} pair up"
                 )
-    metrics = SINGLE_METRICS if first.objective == "bleu" else PARETO_METRICS
+    metrics = METRICS[first.objective]
     metric = metric or metrics[0]
     if metric not in metrics:
-        raise ValueError(
+        raise InputValueError(
             f"metric {metric!r} does not apply to objective {first.objective!r}; "
             f"valid: {', '.join(metrics)}"
         )
     trials = min(r.trials for r in runs)
     for r in runs:
         if sorted(r.frame["trial"].unique())[:trials] != list(range(trials)):
-            raise ValueError(f"{r.spec.method}: trials must be numbered 0..N-1 to pair up")
+            raise InputValueError(f"{r.spec.method}: trials must be numbered 0..N-1 to pair up")
     names = method_names(runs)
     if baselines is None:
         default = _defaults(first.objective, book)
         if default is None:
-            raise ValueError(
+            raise InputValueError(
                 f"no baselines for objective {first.objective!r}: name them "
                 "(baselines=[...]) or pass book={objective: BaselineSet(...)}, "
                 "e.g. nmthpo.studies.grids.compare_baselines()"
             )
         baselines = default.methods
+    else:
+        from nmthpo.optimizers.registry import get_spec
+
+        for b in baselines:
+            try:
+                get_spec(b, first.objective)
+            except (KeyError, ValueError) as exc:
+                text = exc.args[0] if exc.args else str(exc)
+                raise InputKeyError(f"baselines: {text}") from None
     wanted = ["rs", *baselines]
     base = [b for b in dict.fromkeys(wanted) if b not in names]
     tested = pairs_to_test(names, base, pairs)
     longer = {n: r.trials for n, r in zip(names, runs, strict=True) if r.trials > trials}
+    default = _defaults(first.objective, book)
+    folder = None if default is None else default.folder
+    computed = [
+        b
+        for b in base
+        if _book_source(b, first, trials, folder) is None and not _user_cached(b, first)
+    ]
+    if computed:  # before any baseline is loaded: the user cache must take them
+        check_user_cache(computed)
     return _Setup(
-        list(runs), names, trials, metric, base, tested, Design(trials, len(tested), longer=longer)
+        list(runs),
+        names,
+        trials,
+        metric,
+        base,
+        tested,
+        Design(trials, len(tested), longer=longer),
+        computed,
     )
 
 
@@ -603,12 +1032,20 @@ def compare(
     Comparison
         With its :class:`Design` (can any test reach :data:`ALPHA`?).
     """
+    from scipy import stats
+
+    from nmthpo.engine.runner import RunResult
+    from nmthpo.engine.stats import bootstrap_mean, paired_ratio
+
+    check_int("seed", seed, 0)
+    if not isinstance(progress, bool):
+        raise InputTypeError(f"progress={progress!r}: expected True or False")
     s = _setup(runs, task, baselines, ties, metric, pairs, book)
     first = s.runs[0].spec
     objective = first.objective
     default = _defaults(objective, book)
     folder = None if default is None else default.folder
-    metrics = SINGLE_METRICS if objective == "bleu" else PARETO_METRICS
+    metrics = METRICS[objective]
     budgets = [r.spec.budget for r in s.runs if r.spec.budget is not None]
     limit = min(budgets) if budgets else None
     entries: dict[str, RunResult] = {}
@@ -626,8 +1063,6 @@ def compare(
     summary: dict[str, dict[str, dict[str, float]]] = {}
     for m in metrics:
         mat = np.column_stack([values[k][m].to_numpy(dtype=float) for k in order])
-        from scipy import stats
-
         ranks = stats.rankdata(-mat if m in HIGHER_IS_BETTER else mat, axis=1).mean(axis=0)
         rs = values["rs"][m].to_numpy(dtype=float)
         summary[m] = {}
@@ -741,14 +1176,22 @@ def _by_task(
     runs: Sequence[RunResult],
     tasks: Sequence[str] | None,
 ) -> dict[str, list[RunResult]]:
+    _check_runs(runs, None, tasks)
     have = sorted({r.spec.task for r in runs})
     tasks = list(tasks) if tasks is not None else have
+    from nmthpo.benchmark.tables import check_task
+
+    for t in tasks:
+        try:
+            check_task(t)
+        except KeyError as exc:
+            raise InputKeyError(f"tasks: {exc.args[0] if exc.args else exc}") from None
     other = [r for r in runs if r.spec.task not in tasks]
     if other:
         names = ", ".join(f"{r.spec.method} (task {r.spec.task})" for r in other)
-        raise ValueError(f"runs of tasks not compared ({', '.join(tasks)}): {names}")
+        raise InputValueError(f"runs of tasks not compared ({', '.join(tasks)}): {names}")
     if len(tasks) < MIN_TASKS:
-        raise ValueError(
+        raise InputValueError(
             f"ranking across tasks needs runs on at least {MIN_TASKS} tasks "
             f"(autorank's minimum), got {len(tasks)}; for one task pass "
             "--task TASK"
@@ -756,7 +1199,7 @@ def _by_task(
     grouped = {t: [r for r in runs if r.spec.task == t] for t in tasks}
     empty = [t for t, rs in grouped.items() if not rs]
     if empty:
-        raise ValueError(f"no run is on task(s) {', '.join(empty)}")
+        raise InputValueError(f"no run is on task(s) {', '.join(empty)}")
     return grouped
 
 
@@ -823,8 +1266,10 @@ def compare_tasks(
         from ``autorank`` (non-parametric mode forced: per-task means of runtimes are not
         normal), over the methods present on every task.
     """
+    import pandas as pd
     from autorank import autorank
 
+    check_int("seed", seed, 0)
     grouped = _by_task(runs, tasks)
     tasks = list(grouped)
     setups = [_setup(rs, t, baselines, ties, metric, pairs, book) for t, rs in grouped.items()]
@@ -835,7 +1280,7 @@ def compare_tasks(
     }
     common = set.intersection(*(set(c.summary[c.metric]) for c in comps.values()))
     if len(common) < 2:
-        raise ValueError(
+        raise InputValueError(
             "fewer than two methods are on every task; run each method on every task you pass"
         )
     first = next(iter(comps.values()))

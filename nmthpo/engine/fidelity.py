@@ -56,7 +56,15 @@ import pandas as pd
 
 from nmthpo.benchmark.learning_curves import LearningCurveTable, load_curves
 from nmthpo.engine.cache import atomic_write, key, write_text
-from nmthpo.optimizers.registry import MethodSpec, load_class, method_name, resolve
+from nmthpo.errors import LIMITS, InputValueError, check_int
+from nmthpo.optimizers.base import integer_like, quote_value, user_code, user_code_error
+from nmthpo.optimizers.registry import (
+    MethodSpec,
+    check_settings,
+    load_class,
+    method_name,
+    resolve,
+)
 
 __all__ = [
     "BUDGET_CURVES",
@@ -117,8 +125,8 @@ class CurveRunSpec:
         else:
             name, sets = resolved.name, {**resolved.settings, **sets}
             resolved = replace(resolved, settings={})
-        b = default_budget(load_curves(task)) if budget is None else int(budget)
-        return cls(name, task, b, int(seed), sets, resolved=resolved)
+        b = default_budget(load_curves(task)) if budget is None else budget
+        return cls(name, task, b, seed, sets, resolved=resolved)
 
     def method_spec(self) -> MethodSpec:
         """The resolved method (resolved once, sent to workers)."""
@@ -146,7 +154,6 @@ class CurveRunSpec:
 
     # -- the spec protocol of nmthpo.engine.runner.run_specs --------------------------------
     trial_column = "trial"
-    require_checksum = True
 
     def run_trial(self, trial: int) -> dict[str, np.ndarray]:
         """:func:`simulate_trial` of this spec."""
@@ -182,22 +189,23 @@ class CurveRunSpec:
         return CurveRunResult(self, frame)
 
     def validate(self) -> CurveRunSpec:
-        """Raise ``ValueError``/``KeyError`` with a clear message for nonsense settings."""
+        """Raise an :class:`~nmthpo.errors.InputError` with a clear message for nonsense
+        settings (before any work: the same checks for the command line and the API)."""
         m = self.method_spec()
+        check_int("seed", self.seed, 0, LIMITS["seed"])
+        check_int("budget", self.budget, 1, LIMITS["budget"])
         if not m.runs_on_curves():
-            raise ValueError(
+            raise InputValueError(
                 f"method {self.method!r} does not run on learning curves; "
                 "multi-fidelity methods: rs, sh, hb, asha, bohb, sh-upstream, "
                 "optuna-pruner:<PrunerClass>"
             )
         table = load_curves(self.task)
-        if self.seed < 0:
-            raise ValueError(f"seed must be >= 0, got {self.seed}")
+        check_settings(m, self.settings, self.method, fidelity=True)
         if not table.max_len <= self.budget:
-            raise ValueError(
-                f"budget must be at least the longest curve of {self.task} "
-                f"({table.max_len} checkpoints: one full training run), got "
-                f"{self.budget}"
+            raise InputValueError(
+                f"budget={self.budget}: must be at least the longest curve of {self.task} "
+                f"({table.max_len} checkpoints: one full training run)"
             )
         return self
 
@@ -226,24 +234,29 @@ def _log_problem(spec: CurveRunSpec, cols: Mapping[str, np.ndarray]) -> str | No
     return None
 
 
-def _build(spec: CurveRunSpec, table: LearningCurveTable, rng: np.random.Generator) -> Any:
+def _build(
+    spec: CurveRunSpec,
+    table: LearningCurveTable,
+    rng: np.random.Generator,
+    trial: int,
+) -> Any:
     m = spec.method_spec()
     cls = load_class(m, fidelity=True)
     settings = {**m.settings, **dict(spec.settings)}
     if "budget" in _init_params(cls) and "budget" not in settings:
         settings["budget"] = spec.budget
-    try:
+    with user_code("__init__()", spec.method, trial):
         return cls(table.X, table.max_len, rng, **settings)
-    except TypeError as exc:
-        raise ValueError(
-            f"method {spec.method!r}: bad setting(s) {sorted(spec.settings)} ({exc})"
-        ) from None
 
 
 def build_optimizer(spec: CurveRunSpec, table: LearningCurveTable, trial: int) -> Any:
-    """The optimiser of trial ``trial`` of ``spec``, seeded as :func:`simulate_trial` seeds it
-    (``ValueError`` for a bad setting: how the command line checks settings before work)."""
-    return _build(spec, table, np.random.default_rng([spec.seed, trial, 1]))
+    """The optimiser of trial ``trial`` of ``spec``, seeded as :func:`simulate_trial` seeds it.
+
+    Whatever the constructor raises becomes a :class:`~nmthpo.errors.UserCodeError`
+    ``"method M, trial T: __init__() raised ..."`` (the settings were checked before, by
+    :meth:`CurveRunSpec.validate`).
+    """
+    return _build(spec, table, np.random.default_rng([spec.seed, trial, 1]), trial)
 
 
 def _init_params(cls: type) -> set[str]:
@@ -262,10 +275,29 @@ def simulate_trial(
     dict of arrays
         ``row, checkpoint, value, cost`` per finished job (completion order) and
         ``recommended``: the recommended row after that job.
+
+    Raises
+    ------
+    UserCodeError
+        The optimiser (the user's code, untrusted; the package's own are guarded alike) raised
+        in its constructor, ``ask`` or ``tell``; ``ask`` returned neither ``None`` nor a job
+        ``(row, checkpoint)`` of two integers (:func:`nmthpo.optimizers.base.integer_like`)
+        with ``0 <= row < n`` and ``checkpoint >= 1``; its ``workers`` is not a positive
+        integer; or it never stopped. One line naming the method and the trial.
     """
     table = load_curves(spec.task) if table is None else table
     opt = build_optimizer(spec, table, trial)
-    workers = int(getattr(opt, "workers", 1))
+    method = spec.method
+    with user_code("reading attribute workers", method, trial):
+        got = getattr(opt, "workers", 1)
+    workers = integer_like(got)
+    if workers is None or workers < 1:
+        raise user_code_error(
+            f"attribute workers is {quote_value(got)}; it must be a positive integer (the "
+            "simulated workers)",
+            method,
+            trial,
+        )
     n, longest = table.n_rows, table.max_len
     trained = np.zeros(n, dtype=int)
     depth = np.zeros(n, dtype=int)
@@ -279,13 +311,18 @@ def simulate_trial(
     limit = n * (longest + 2) + 10
     while True:
         while not stopped and len(running) < workers:
-            job = opt.ask()
+            with user_code("ask()", method, trial):
+                job = opt.ask()
             if job is None:
                 break
-            row, k = int(job[0]), int(job[1])
+            row, k = _job(job)
             if not 0 <= row < n or k < 1:
-                raise ValueError(
-                    f"{spec.method} asked for job {job!r}: rows are 0..{n - 1}, checkpoints >= 1"
+                raise user_code_error(
+                    f"ask() returned {quote_value(job)}; it must return None or a job (row, "
+                    f"checkpoint): two integers (not bools, floats or strings) with "
+                    f"0 <= row < {n} and checkpoint >= 1",
+                    method,
+                    trial,
                 )
             reach = table.reached(row, min(k, longest))
             new = max(reach - trained[row], 0)
@@ -306,7 +343,8 @@ def simulate_trial(
             depth[row] = longest
         value = table.query(row, reach)
         score = float(table.score(value))
-        opt.tell(row, reach, score, bool(complete))
+        with user_code("tell()", method, trial):
+            opt.tell(row, reach, score, bool(complete))
         if depth[row] > rec_depth or (depth[row] == rec_depth and score > rec_score):
             rec, rec_depth, rec_score = row, int(depth[row]), score
         elif row == rec:
@@ -314,7 +352,12 @@ def simulate_trial(
         for c, v in zip(log, (row, reach, value, charged, rec), strict=True):
             log[c].append(v)
         if len(log["row"]) > limit:
-            raise RuntimeError(f"{spec.method} did not finish within {limit} jobs")
+            raise user_code_error(
+                f"ask() never stopped proposing jobs: more than {limit} finished jobs, more "
+                f"than training each of the {n} configurations one checkpoint at a time takes",
+                method,
+                trial,
+            )
     return {
         "row": np.asarray(log["row"], dtype=int),
         "checkpoint": np.asarray(log["checkpoint"], dtype=int),
@@ -322,6 +365,19 @@ def simulate_trial(
         "cost": np.asarray(log["cost"], dtype=int),
         "recommended": np.asarray(log["recommended"], dtype=int),
     }
+
+
+def _job(job: Any) -> tuple[int, int]:
+    """``(row, checkpoint)`` of a job ``ask()`` returned, ``(-1, 0)`` if it is not a pair of
+    integers."""
+    if isinstance(job, (str, bytes)):
+        return -1, 0
+    try:
+        a, b = job
+    except Exception:  # not a pair (a number, a longer sequence, an object that raises)
+        return -1, 0
+    row, k = integer_like(a), integer_like(b)
+    return (-1, 0) if row is None or k is None else (row, k)
 
 
 def _tidy(trial: int, res: Mapping[str, np.ndarray]) -> pd.DataFrame:
@@ -376,20 +432,26 @@ class CurveRunResult:
         """Write ``out/evaluations.parquet``, ``out/recommendations.parquet`` and
         ``out/spec.json`` (atomically); a directory holding another run's output is refused
         unless ``force`` (:func:`nmthpo.engine.runner.check_output`)."""
-        from nmthpo.engine.runner import prepare_output
+        from nmthpo.engine.runner import (
+            CHECKSUMS_FILE,
+            all_or_nothing,
+            prepare_output,
+            write_output_checksums,
+        )
 
-        out = prepare_output(
-            out, self.spec.payload(), ("evaluations.parquet", "recommendations.parquet"), force
-        )
-        for name, frame in (
-            ("evaluations", self.evaluations),
-            ("recommendations", self.recommendations),
-        ):
-            atomic_write(out / f"{name}.parquet", functools.partial(_to_parquet, frame))
-        write_text(
-            out / "spec.json",
-            json.dumps(self.spec.payload(), indent=2, sort_keys=True, default=str),
-        )
+        files = ("evaluations.parquet", "recommendations.parquet", CHECKSUMS_FILE)
+        out = prepare_output(out, self.spec.payload(), files, force)
+        with all_or_nothing(out, files):
+            for name, frame in (
+                ("evaluations", self.evaluations),
+                ("recommendations", self.recommendations),
+            ):
+                atomic_write(out / f"{name}.parquet", functools.partial(_to_parquet, frame))
+            write_output_checksums(out, files)
+            write_text(
+                out / "spec.json",
+                json.dumps(self.spec.payload(), indent=2, sort_keys=True, default=str),
+            )
 
 
 def on_curves(method: str | type | MethodSpec, task: str, force: bool = False) -> bool:
@@ -443,10 +505,9 @@ def run_curves(
     progress
         Show a progress bar.
     """
-    from nmthpo.engine.runner import run_specs
+    from nmthpo.engine.runner import check_run_options, run_specs
 
-    if trials < 1:
-        raise ValueError(f"trials must be >= 1, got {trials}")
+    check_run_options(trials, jobs, cache_dir, progress)
     spec = CurveRunSpec.of(method, task, budget, seed, settings)
     result: CurveRunResult = run_specs([spec], trials, jobs, cache_dir, progress, scheduler)[0]
     return result

@@ -8,8 +8,19 @@ and transfer (:mod:`nmthpo.engine.runner`), and the searches inside sub-spaces o
 * ``limit`` rows were evaluated (initial rows included), or
 * every row of ``targets`` was evaluated (the oracle stop rule; ``None``: no such stop).
 
-A proposal of a row already evaluated breaks the protocol (the search is without
-replacement) and raises ``RuntimeError``.
+The optimiser is the user's code, untrusted: every ``ask``, ``tell`` and recorder call runs
+under :func:`nmthpo.optimizers.base.user_code`, so an exception it raises becomes one
+:class:`~nmthpo.errors.UserCodeError` naming the method, the trial and the exception
+(``"method mymod:Bad, trial 3: ask() raised ZeroDivisionError: division by zero"``; raised
+``from`` the original). The package's own optimisers go through the same guard: one path (a
+package bug is reported in one line too, with its traceback kept as the cause).
+``KeyboardInterrupt`` and ``MemoryError`` pass through unchanged.
+
+What ``ask()`` returns must be the id of a row not evaluated yet in this trial: an integer
+(:func:`nmthpo.optimizers.base.integer_like`: a Python ``int``, a NumPy integer or a 0-d
+integer array; not a ``bool``, not a float even if integral, not a string, ``None`` or an
+array) in ``0 .. n-1``. Anything else -- a repeated row included (the search is without
+replacement) -- is a :class:`~nmthpo.errors.UserCodeError` quoting the value.
 
 *Recorders* collect per-step by-products without entering the loop's logic: after each
 ``tell`` every recorder gets the optimiser and the wall time of the ``ask`` that chose the row
@@ -27,6 +38,9 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from nmthpo.errors import UserCodeError
+from nmthpo.optimizers.base import integer_like, quote_value, user_code, user_code_error
+
 __all__ = [
     "OptimizerAsks",
     "Recorder",
@@ -38,7 +52,11 @@ __all__ = [
 
 
 class Recorder(Protocol):
-    """Collects one value (or vector) per evaluated row."""
+    """Collects one value (or vector) per evaluated row.
+
+    A recorder may name what it reads of the optimiser in a class attribute ``reads`` (e.g.
+    ``"predict_mean()"``): an error raised there is reported as that call's.
+    """
 
     def record(self, opt: Any, seconds: float | None) -> None:
         """Called after each ``tell``; ``seconds`` of the ``ask`` (None for initial rows)."""
@@ -50,6 +68,8 @@ class Recorder(Protocol):
 class SurrogateMSE:
     """Mean squared error of ``opt.predict_mean()`` against ``truth`` after every ``tell``
     (NaN for optimisers without a surrogate): the curves of Figure 6 (Zhang & Duh 2020)."""
+
+    reads = "predict_mean()"
 
     def __init__(self, truth: np.ndarray) -> None:
         self.truth = np.asarray(truth, dtype=float)
@@ -67,6 +87,8 @@ class TransferWeights:
     """Target weight and the ``n_sources`` source weights of a transfer optimiser's surrogate
     when it chose each row (NaN for initial rows, for optimisers without weights and for
     source weights of another length)."""
+
+    reads = "reading attributes target_weights, source_weights"
 
     def __init__(self, n_sources: int) -> None:
         self.K = int(n_sources)
@@ -111,6 +133,8 @@ class OptimizerAsks:
     :class:`nmthpo.optimizers.adapters.optuna.OptunaSampler`, whose sampler may propose a
     missing combination or an evaluated row, which is not charged)."""
 
+    reads = "reading attribute asks"
+
     def __init__(self) -> None:
         self._opt: Any = None
 
@@ -129,7 +153,10 @@ def ask_tell(
     limit: int,
     targets: Collection[int] | None = None,
     recorders: Sequence[Recorder] = (),
-    label: str = "the optimiser",
+    label: str = "",
+    *,
+    method: str = "",
+    trial: int | None = None,
 ) -> np.ndarray:
     """Run the ask/tell loop of ``opt`` over rows with objective values ``y``.
 
@@ -148,33 +175,69 @@ def ask_tell(
     recorders : sequence of Recorder
         Per-step by-products (see the module docstring).
     label : str
-        Names the optimiser in the error for a repeated proposal.
+        Names the optimiser in errors when ``method`` is not given (e.g. ``"gb-ei-m
+        (sub-table search)"``).
+    method : str, optional
+        The method's name (the runner's ``spec.method``): errors read ``"method M, trial T:
+        ..."`` (without either: ``"ask() raised ..."``).
+    trial : int, optional
+        The trial, named in errors with ``method``.
 
     Returns
     -------
     ndarray of int64
         The evaluated rows in order.
+
+    Raises
+    ------
+    UserCodeError
+        The optimiser raised in ``ask``, ``tell`` or a recorder's call, or ``ask`` returned
+        something other than an unevaluated row id (module docstring).
     """
+    name = method or label
+    n = len(y)
     rows: list[int] = []
     seen: set[int] = set()
     remaining = None if targets is None else {int(r) for r in targets}
 
+    def fail(text: str) -> UserCodeError:
+        return user_code_error(text, name, trial)
+
     def observe(r: int, seconds: float | None) -> None:
-        opt.tell(r, y[r])
+        with user_code("tell()", name, trial):
+            opt.tell(r, y[r])
         rows.append(r)
         seen.add(r)
         if remaining is not None:
             remaining.discard(r)
         for rec in recorders:
-            rec.record(opt, seconds)
+            with user_code(getattr(rec, "reads", type(rec).__name__), name, trial):
+                rec.record(opt, seconds)
 
     for r in initial:
         observe(int(r), None)
     while len(rows) < limit and not (remaining is not None and not remaining):
         t0 = time.perf_counter()
-        r = int(opt.ask())
+        with user_code("ask()", name, trial):
+            got = opt.ask()
         dt = time.perf_counter() - t0
-        if r in seen:
-            raise RuntimeError(f"{label} proposed row {r} twice")
-        observe(r, dt)
+        row = integer_like(got)
+        if row is None:
+            raise fail(
+                f"ask() returned {quote_value(got)} ({type(got).__name__}); it must return the id "
+                f"of an unevaluated row: an integer (a Python int or a NumPy integer; not a "
+                f"bool, not a float even if integral, not a string, None or an array) in "
+                f"0..{n - 1}"
+            )
+        if not 0 <= row < n:
+            raise fail(
+                f"ask() returned {quote_value(got)}, outside the table's rows 0..{n - 1}; it must "
+                "return the id of an unevaluated row"
+            )
+        if row in seen:
+            raise fail(
+                f"ask() returned {quote_value(got)}, a row already evaluated in this trial; it "
+                "must return the id of an unevaluated row (the search is without replacement)"
+            )
+        observe(row, dt)
     return np.asarray(rows, dtype=np.int64)

@@ -26,11 +26,19 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from nmthpo.engine.cache import write_text
+from nmthpo.errors import (
+    InputTypeError,
+    InputValueError,
+    check_choice,
+    check_float,
+    check_int,
+)
 
 __all__ = [
     "OBJECTIVES",
@@ -69,6 +77,23 @@ PARETO_METRICS: tuple[str, ...] = ("fto", "fta", "fbp")
 
 
 # -- sample sequences ---------------------------------------------------------------------------
+def _values(name: str, values: Any) -> np.ndarray:
+    """``values`` as a finite 1-d float array with at least one entry."""
+    try:
+        out = np.asarray(values, dtype=float)
+    except (TypeError, ValueError):
+        raise InputTypeError(f"{name}: expected numbers (one per row of the table)") from None
+    if out.ndim != 1 or out.size == 0:
+        raise InputValueError(f"{name}: expected one value per row, got shape {out.shape}")
+    bad = np.flatnonzero(~np.isfinite(out))
+    if bad.size:
+        raise InputValueError(
+            f"{name}: row {int(bad[0])} holds {out[bad[0]]} ({bad.size} such rows); every row "
+            "needs a finite value"
+        )
+    return out
+
+
 def validate_sequence(sequence: SequenceLike, n_rows: int) -> np.ndarray:
     """Check one sequence: integer ids in ``0..n_rows-1``, none repeated; return it as array."""
     seq = np.asarray(sequence)
@@ -201,20 +226,43 @@ def evaluate_sequences(
     ``budget`` defaults to 20 for ``objective="bleu"`` (fb) and 50 for ``"pareto"`` (fbp).
     Sequences are validated (ids in range, no repeats) first.
     """
+    check_choice("objective", objective, OBJECTIVES)
+    check_choice("ties", ties, TIES)
+    bleu = _values("bleu", bleu)
     n = len(bleu)
-    if objective not in OBJECTIVES:
-        raise ValueError(f"unknown objective {objective!r}; valid: {', '.join(OBJECTIVES)}")
-    if ties not in TIES:
-        raise ValueError(f"unknown ties convention {ties!r}; valid: {', '.join(TIES)}")
-    if n_init < 0:
-        raise ValueError(f"n_init must be >= 0, got {n_init}")
+    check_int("n_init", n_init, 0, n, fix=f"at most the table's {n} rows")
     if budget is None:
         budget = 20 if objective == "bleu" else 50
-    if not 1 <= budget <= n:
-        raise ValueError(f"budget must be between 1 and the table's {n} rows, got {budget}")
+    check_int("budget", budget, 1, n, fix=f"between 1 and the table's {n} rows")
+    check_float("tolerance", tolerance, 0.0)
+    if pareto is not None:
+        pareto = np.asarray(pareto)
+        if pareto.shape != (n,) or pareto.dtype != bool:
+            raise InputValueError(
+                f"pareto: expected {n} boolean flags (one per row of bleu), got shape "
+                f"{pareto.shape} of {pareto.dtype}"
+            )
+    if isinstance(sequences, (str, bytes)) or not isinstance(sequences, Iterable):
+        raise InputTypeError(
+            f"sequences={str(sequences)[:40]!r}: expected a list of sequences of row ids"
+        )
+    if objective == "pareto" and pareto is None:
+        raise InputValueError(
+            "objective='pareto' needs pareto= (the table's Pareto flags, LookupTable.pareto)"
+        )
+    if budget < n_init:
+        raise InputValueError(
+            f"budget={budget}: less than n_init={n_init}, so fb/fbp would measure only the "
+            "random initial rows; give a budget of at least n_init"
+        )
     rows = []
     for i, s in enumerate(sequences):
-        seq = validate_sequence(s, n)
+        try:
+            seq = validate_sequence(s, n)
+        except ValueError as exc:
+            raise InputValueError(f"sequences[{i}]: {exc}") from None
+        if seq.size == 0:
+            raise InputValueError(f"sequences[{i}]: empty; a trial evaluates at least one row")
         if objective == "bleu":
             rows.append(
                 {
@@ -225,8 +273,7 @@ def evaluate_sequences(
                 }
             )
         else:
-            if pareto is None:
-                raise ValueError("objective 'pareto' needs the Pareto flags")
+            assert pareto is not None  # checked above
             rows.append(
                 {
                     "trial": i,
@@ -235,6 +282,8 @@ def evaluate_sequences(
                     "fbp": fbp(seq, pareto, budget),
                 }
             )
+    if not rows:
+        raise InputValueError("sequences=[]: no sequence to evaluate; give at least one")
     frame = pd.DataFrame(rows)
     frame.attrs.update(
         objective=objective, ties=ties, n_init=n_init, budget=budget, tolerance=tolerance

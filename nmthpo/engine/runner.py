@@ -42,18 +42,27 @@ single-task spec hashes the fields of the original ``RunSpec``, a transfer spec 
 original ``TransferSpec``, so every cached file keeps its name.
 
 Integrity (:func:`nmthpo.engine.cache.write_checked`): every partial trial and every finished
-run has a sidecar with its spec and the SHA-256 of its bytes. Before reuse, a cached file is
-checked against its sidecar and its rows against the table (ids in the table, none repeated
-within a trial, BLEU equal to the table's); a damaged, foreign or stale file is named in a
-warning, moved aside (:func:`nmthpo.engine.cache.read_checked`: a finished run to
-``NAME.bad-N`` beside it, a partial trial to ``damaged/<stem>/``; never deleted) and recomputed.
-A trial's result is validated the same way before it is written. Finished runs written before
-checksums existed (the book's committed caches, some without any sidecar) are accepted when
-their rows validate.
+run has a sidecar with its spec and its seal: the SHA-256 of its bytes, and the SHA-256 of the
+spec's JSON followed by the bytes, so a sidecar edited or copied from another spec fails even
+with a recomputed file checksum. Before reuse, a cached file is checked against its sidecar
+and its rows against the table (ids in the table, none repeated within a trial, BLEU equal to
+the table's; a transfer run's ``method``, ``target``, ``n_sources`` and weight columns equal
+the spec's); a damaged, foreign, unsealed or stale file is named in a warning, moved aside
+(:func:`nmthpo.engine.cache.read_checked`: a finished run to ``NAME.bad-N`` beside it, a
+partial trial to ``damaged/<stem>/``; never deleted) and recomputed. The book's committed
+caches get no exception (``tools/seal_results.py`` sealed them): a bad file there is left in
+place and not used, and the run is computed into the user cache instead
+(:func:`nmthpo.engine.cache.write_target`; outside ``make results`` nothing is written under
+``results/``). A trial's result is validated the same way before it is written.
+
+Faults: a cache directory (or its ``partial`` sub-directory) that is a file is refused before
+any work starts (:class:`~nmthpo.errors.InputValueError` naming it); a write that fails (a
+full disk) raises :class:`~nmthpo.errors.FaultError` and leaves no temporary or half-written
+file, and a rerun after the fault is fixed resumes from the trials saved before it.
 
 The spec protocol: :func:`run_specs` runs any spec that has what :class:`RunSpec` has for it --
 ``method``, ``task``, ``resolved``, :meth:`~RunSpec.validate`, :meth:`~RunSpec.payload`,
-:meth:`~RunSpec.stem`, ``trial_column``, ``require_checksum``, :meth:`~RunSpec.run_trial`,
+:meth:`~RunSpec.stem`, ``trial_column``, :meth:`~RunSpec.run_trial`,
 :meth:`~RunSpec.tidy`, :meth:`~RunSpec.trial_problem`, :meth:`~RunSpec.frame_problem` and
 :meth:`~RunSpec.result`. The learning-curve runs of :mod:`nmthpo.engine.fidelity`
 (:class:`~nmthpo.engine.fidelity.CurveRunSpec`) are such specs: they share the workers, the
@@ -62,6 +71,13 @@ progress bar, the cache with its checksummed sidecars, resume and the interrupt 
 Outputs: :func:`output_problem` tells whether a directory holds the output of another run
 (:meth:`RunResult.save` refuses to overwrite it unless ``force``), so an output directory is
 never silently replaced by a run of another spec; the same spec writes over its own output.
+
+User code: the optimiser is untrusted. Whatever its module's import, its constructor, ``ask``,
+``tell`` or a recorded attribute raises, and an ``ask`` that returns no unevaluated row id,
+ends the run with one :class:`~nmthpo.errors.UserCodeError` naming the method, the trial and
+the exception (:func:`run_trial`, :mod:`nmthpo.engine.loop`), the same on 1 worker, joblib's
+processes and Dask (it pickles with its text, method and trial). The trials saved before it
+stay in the cache: after the fix, the same run resumes.
 
 Interrupts: SIGINT (and SIGTERM, which the CLI turns into one) during :func:`run_specs` stops
 the workers (joblib's processes are killed, a Dask client is closed, which cancels its tasks)
@@ -87,6 +103,7 @@ import pandas as pd
 
 from nmthpo.benchmark.metafeatures import transfer_metafeatures
 from nmthpo.benchmark.tables import (
+    ENCODINGS,
     NMTHPO_TASKS,
     NMTLC_TASKS,
     check_task,
@@ -95,10 +112,13 @@ from nmthpo.benchmark.tables import (
 )
 from nmthpo.engine.cache import (
     atomic_write,
+    checked_source,
     key,
     machine_fingerprint,
     read_checked,
+    sha256_file,
     write_checked,
+    write_target,
     write_text,
 )
 from nmthpo.engine.loop import (
@@ -110,7 +130,25 @@ from nmthpo.engine.loop import (
     ask_tell,
 )
 from nmthpo.engine.metrics import validate_sequence, write_sequences
-from nmthpo.optimizers.registry import MethodSpec, build, load_class, method_name, resolve
+from nmthpo.errors import (
+    LIMITS,
+    FaultError,
+    InputTypeError,
+    InputValueError,
+    check_choice,
+    check_int,
+    check_output_dir,
+    fault_from_oserror,
+)
+from nmthpo.optimizers.base import user_code
+from nmthpo.optimizers.registry import (
+    MethodSpec,
+    build,
+    check_settings,
+    load_class,
+    method_name,
+    resolve,
+)
 
 __all__ = [
     "CACHE_VERSION",
@@ -118,9 +156,12 @@ __all__ = [
     "RunInterrupted",
     "RunResult",
     "RunSpec",
+    "CHECKSUMS_FILE",
     "OUTPUT_FILES",
+    "all_or_nothing",
     "cached_runs",
     "check_output",
+    "check_run_options",
     "default_sources",
     "initial_rows",
     "load_run",
@@ -132,6 +173,7 @@ __all__ = [
     "run_transfer",
     "run_trial",
     "trial_optimizer",
+    "write_output_checksums",
 ]
 
 #: Bump when a change to the runner would change results, to invalidate old caches.
@@ -281,56 +323,74 @@ class RunSpec:
         return out
 
     def validate(self) -> RunSpec:
-        """Raise ``ValueError``/``KeyError`` with a clear message for nonsense settings."""
+        """Raise an :class:`~nmthpo.errors.InputError` with a clear message for nonsense
+        settings (before any work: the same checks for the command line and the API)."""
         check_task(self.task)
         m = self.method_spec()
+        check_int("seed", self.seed, 0, LIMITS["seed"])
+        check_int("n_init", self.n_init, 1, LIMITS["budget"])
+        if self.budget is not None:
+            check_int("budget", self.budget, 1, LIMITS["budget"])
+        check_int("n_source", self.n_source, 1, LIMITS["budget"])
+        check_choice("objective", self.objective, ("bleu", "pareto"))
+        check_choice("encoding", self.encoding, ENCODINGS)
+        check_choice("kernel", self.kernel, ("matern52", "rbf"))
+        if self.sources is not None and not self.sources:
+            raise InputValueError(
+                "sources=[]: give at least one source task, or sources=None for a run "
+                "without transfer"
+            )
         if m.fidelity:
-            raise ValueError(
+            raise InputValueError(
                 f"method {self.method!r} is a multi-fidelity method: run it on a "
                 "learning-curve task (nmthpo.run(METHOD, 'lc-...'))"
             )
         if self.objective not in m.objectives:
-            raise KeyError(
+            raise InputValueError(
                 f"method {self.method!r} does not support objective "
                 f"{self.objective!r} (it supports {', '.join(m.objectives)})"
             )
         if self.stop not in ("target", "none"):
-            raise ValueError(f"unknown stop rule {self.stop!r}; valid: target, none")
+            raise InputValueError(f"unknown stop rule {self.stop!r}; valid: target, none")
         if self.seed < 0:
-            raise ValueError(f"seed must be >= 0, got {self.seed}")
+            raise InputValueError(f"seed must be >= 0, got {self.seed}")
         n = load_table(self.task).n_rows
+        check_settings(m, self.settings, self.method, transfer=self.sources is not None, rows=n)
         if not 1 <= self.n_init <= n:
-            raise ValueError(f"n_init must be between 1 and {n}, got {self.n_init}")
+            raise InputValueError(
+                f"n_init={self.n_init}: must be between 1 and the {n} rows of {self.task}"
+            )
         if self.budget is not None and not self.n_init <= self.budget <= n:
-            raise ValueError(
-                f"budget must be between n_init={self.n_init} and the {n} rows of "
-                f"{self.task}, got {self.budget}"
+            raise InputValueError(
+                f"budget={self.budget}: must be between n_init ({self.n_init}) and the {n} "
+                f"rows of {self.task}"
             )
         if self.sources is None:
             if m.needs_sources:
-                raise ValueError(
+                raise InputValueError(
                     f"method {self.method!r} needs source tasks: pass sources= "
                     "(e.g. nmthpo.engine.runner.default_sources(task))"
                 )
             if self.n_source != 50 or self.kernel != "matern52":
-                raise ValueError(
+                raise InputValueError(
                     "n_source and kernel apply to runs with source tasks only; "
                     "pass sources= or drop them"
                 )
             return self
         if not m.accepts_sources():
-            raise ValueError(f"method {self.method!r} does not use source tasks; drop sources=")
+            raise InputValueError(
+                f"method {self.method!r} does not use source tasks; drop sources="
+            )
         from nmthpo.optimizers.transfer.sources import check_sources  # GPs: transfer only
 
         check_sources(self.task, self.sources)
         if m.needs_sources and not self.sources:
-            raise ValueError(f"method {self.method!r} needs at least one source task")
+            raise InputValueError(f"method {self.method!r} needs at least one source task")
         for s in self.sources:
             k = load_table(s).n_rows
             if not 2 <= self.n_source <= k:
-                raise ValueError(
-                    f"n_source must be between 2 and the {k} rows of source {s}, "
-                    f"got {self.n_source}"
+                raise InputValueError(
+                    f"n_source={self.n_source}: must be between 2 and the {k} rows of source {s}"
                 )
         return self
 
@@ -361,13 +421,6 @@ class RunSpec:
         return f"{name}__{self.task}__{self.objective}__s{self.seed}__{self.key()}"
 
     # -- the spec protocol of run_specs (module docstring) ---------------------------------
-    @property
-    def require_checksum(self) -> bool:
-        """Whether a finished run in the cache needs a checksummed sidecar to be reused: not
-        for table runs, whose committed caches partly predate checksums (their rows are
-        validated against the table instead)."""
-        return False
-
     def run_trial(self, trial: int) -> dict[str, np.ndarray]:
         """:func:`run_trial` of this spec."""
         return run_trial(self, trial)
@@ -411,6 +464,14 @@ def run_trial(spec: RunSpec, trial: int) -> dict[str, np.ndarray]:
         transfer run also ``target_weight`` (NaN for initial rows and methods without one),
         ``source_weights`` (rows x sources) and ``seconds`` (wall time of each suggestion, 0
         for initial rows).
+
+    Raises
+    ------
+    UserCodeError
+        The optimiser (its module's import, its constructor, ``ask``, ``tell``, what a
+        recorder reads) raised, or ``ask`` returned no unevaluated row id
+        (:func:`nmthpo.engine.loop.ask_tell`): one line naming the method and the trial,
+        raised from the original exception.
     """
     from threadpoolctl import threadpool_limits
 
@@ -437,11 +498,13 @@ def run_trial(spec: RunSpec, trial: int) -> dict[str, np.ndarray]:
             n if spec.budget is None else spec.budget,
             targets,
             recorders,
-            label=f"{spec.method} (trial {trial})",
+            method=spec.method,
+            trial=trial,
         )
     out = {"row": rows}
     for rec in recorders:
-        out.update(rec.values())
+        with user_code(getattr(rec, "reads", type(rec).__name__), spec.method, trial):
+            out.update(rec.values())
     return out
 
 
@@ -449,7 +512,12 @@ def trial_optimizer(spec: RunSpec, trial: int) -> tuple[Any, list[Recorder]]:
     """The optimiser of trial ``trial`` (generator ``default_rng([seed, trial, 1])``; for a
     transfer run with its context: fitted sources, target, kernel, meta-features) and the
     recorders of the run's by-products. Used by :func:`run_trial` and
-    :func:`nmthpo.engine.replay.replay_trial`."""
+    :func:`nmthpo.engine.replay.replay_trial`.
+
+    Whatever the constructor raises becomes a :class:`~nmthpo.errors.UserCodeError`
+    ``"method M, trial T: __init__() raised ..."`` (:func:`nmthpo.optimizers.base.user_code`;
+    the settings were checked before, by :meth:`RunSpec.validate`).
+    """
     m = spec.method_spec()
     table = load_table(spec.task)
     assert spec.encoding is not None
@@ -472,14 +540,15 @@ def trial_optimizer(spec: RunSpec, trial: int) -> tuple[Any, list[Recorder]]:
             "metafeatures": transfer_metafeatures(spec.task, srcs) if srcs else None,
         }
         recorders += [TransferWeights(len(spec.sources)), SuggestTime()]
-    opt = build(
-        m,
-        X,
-        np.random.default_rng([spec.seed, trial, 1]),
-        spec.objective,
-        context,
-        **dict(spec.settings),
-    )
+    with user_code("__init__()", spec.method, trial):
+        opt = build(
+            m,
+            X,
+            np.random.default_rng([spec.seed, trial, 1]),
+            spec.objective,
+            context,
+            **dict(spec.settings),
+        )
     if hasattr(opt, "asks"):
         recorders.append(OptimizerAsks())
     return opt, recorders
@@ -566,6 +635,18 @@ def _frame_problem(spec: RunSpec, frame: pd.DataFrame) -> str | None:
     col = spec.trial_column
     if not {col, "step", "row", "bleu"} <= set(frame.columns):
         return f"columns {sorted(frame.columns)} lack {col}, step, row or bleu"
+    if spec.sources is not None:  # a transfer frame names its run: it must be this one
+        for column, want in (
+            ("method", spec.method),
+            ("target", spec.task),
+            ("n_sources", len(spec.sources)),
+        ):
+            have = frame[column].unique().tolist() if column in frame.columns else []
+            if have != [want]:
+                return f"column {column} holds {have[:3]}, the spec asks for {want!r}"
+        weights = [c for c in frame.columns if c.startswith("w_")]
+        if weights != [f"w_{s}" for s in spec.sources]:
+            return f"its weight columns {weights} are not those of sources {list(spec.sources)}"
     bleu = load_table(spec.task).bleu
     for t, g in frame.groupby(col, sort=True):
         rows = g["row"].to_numpy()
@@ -579,21 +660,35 @@ def _frame_problem(spec: RunSpec, frame: pd.DataFrame) -> str | None:
     return None
 
 
-def _read_final(spec: Any, path: Path) -> dict[int, pd.DataFrame]:
-    """The trials of a finished cached run, or ``{}`` (set aside) if it fails a check."""
-    frame = read_checked(
-        path,
-        spec.payload(),
-        pd.read_parquet,
-        spec.frame_problem,
-        require_checksum=spec.require_checksum,
-    )
-    if frame is None:
-        return {}
-    return {
+def _read_final(spec: Any, path: Path) -> tuple[dict[int, pd.DataFrame], Path] | None:
+    """The trials of a finished cached run and the file they were read from, or ``None``
+    (missing, or failing a check: set aside, :func:`nmthpo.engine.cache.checked_source`).
+    For a run of the book's cache the user cache's copy is read if the book's is not usable."""
+    got = checked_source(path, spec.payload(), pd.read_parquet, spec.frame_problem)
+    if got is None:
+        return None
+    frame, source = got
+    trials = {
         int(t): g.reset_index(drop=True)  # type: ignore[call-overload]
         for t, g in frame.groupby(spec.trial_column, sort=True)
     }
+    return trials, source
+
+
+def _check_cache(cache: Path) -> Path:
+    """Where a run with cache directory ``cache`` writes (:func:`~nmthpo.engine.cache.
+    write_target`: the user cache's copy of a folder of the book's cache at run time); an
+    :class:`~nmthpo.errors.InputValueError` naming the path if the directory or its
+    ``partial`` sub-directory (unfinished trials) is a file -- before any work starts."""
+    store = write_target(cache)
+    for d in dict.fromkeys((cache, store, store / "partial")):
+        if d.exists() and not d.is_dir():
+            what = "its sub-directory of unfinished trials " if d.name == "partial" else ""
+            raise InputValueError(
+                f"cache directory {cache}: {what}{d} is a file, not a directory; move it away "
+                "or choose another --cache / cache_dir"
+            )
+    return store
 
 
 def _partial_record(spec: Any, trial: int) -> dict[str, Any]:
@@ -651,15 +746,31 @@ class RunResult:
             if self.spec.is_transfer
             else ("results.parquet",)
         )
-        out = prepare_output(out, self.spec.payload(), ("sequences.ss", *files), force)
-        write_sequences(out / "sequences.ss", self.sequences)
-        if self.spec.is_transfer:
-            _write_parquet(self.frame, out / "trajectories.parquet")
-            wcols = ["rep", "step", "target_weight"] + [c for c in self.frame if c.startswith("w_")]
-            write_text(out / "target_weights.csv", self.frame[wcols].to_csv(index=False))
-        else:
-            _write_parquet(self.frame, out / "results.parquet")
-        write_text(out / "spec.json", self.spec.to_json())
+        writes = ("sequences.ss", *files, CHECKSUMS_FILE)
+        out = prepare_output(out, self.spec.payload(), writes, force)
+        with all_or_nothing(out, writes):
+            write_sequences(out / "sequences.ss", self.sequences)
+            if self.spec.is_transfer:
+                _write_parquet(self.frame, out / "trajectories.parquet")
+                wcols = ["rep", "step", "target_weight"] + [
+                    c for c in self.frame if c.startswith("w_")
+                ]
+                write_text(out / "target_weights.csv", self.frame[wcols].to_csv(index=False))
+            else:
+                _write_parquet(self.frame, out / "results.parquet")
+            write_output_checksums(out, ("sequences.ss", *files))
+            write_text(out / "spec.json", self.spec.to_json())
+
+
+#: The checksums of a run's output files (``<sha256>  <name>`` lines, as ``sha256sum``
+#: writes them), written before ``spec.json``; ``nmthpo compare`` verifies them.
+CHECKSUMS_FILE = "SHA256SUMS"
+
+
+def write_output_checksums(out: Path, names: Sequence[str]) -> None:
+    """Write :data:`CHECKSUMS_FILE` of the output files ``names`` in ``out`` (atomically)."""
+    lines = [f"{sha256_file(out / n)}  {n}\n" for n in names if n != CHECKSUMS_FILE]
+    write_text(out / CHECKSUMS_FILE, "".join(lines))
 
 
 #: The files :meth:`RunResult.save` and
@@ -672,6 +783,7 @@ OUTPUT_FILES = (
     "target_weights.csv",
     "evaluations.parquet",
     "recommendations.parquet",
+    CHECKSUMS_FILE,
 )
 
 
@@ -735,6 +847,26 @@ def prepare_output(
     return out
 
 
+@contextmanager
+def all_or_nothing(out: Path, writes: Sequence[str]) -> Iterator[None]:
+    """Write a run's output files ``writes`` (then ``spec.json``) into ``out`` as a whole: if
+    any write fails (a full disk: :class:`~nmthpo.errors.FaultError`) or is interrupted, the
+    files of ``writes`` and ``spec.json`` are removed again, so ``out`` never holds part of
+    an output (which a rerun would take for another run's files); the rerun writes it whole.
+    Other files in ``out`` are never touched."""
+    try:
+        yield
+    except BaseException as exc:
+        for name in (*writes, "spec.json"):
+            try:
+                (out / name).unlink(missing_ok=True)
+            except OSError:  # pragma: no cover - the fault itself may forbid it
+                pass
+        if isinstance(exc, OSError) and not isinstance(exc, FaultError):
+            raise fault_from_oserror(exc, f"--out {out}") from exc
+        raise
+
+
 def _job(i: int, spec: Any, trial: int) -> tuple[int, int, dict[str, np.ndarray]]:
     return i, trial, spec.run_trial(trial)
 
@@ -771,12 +903,13 @@ def _prepare(spec: Any) -> Any:
     return spec
 
 
-def _write_run(cache: Path, spec: Any, frame: pd.DataFrame, had_cached: bool) -> None:
+def _write_run(cache: Path, spec: Any, frame: pd.DataFrame, source: Path | None) -> None:
     """Write a finished run and its sidecar: the spec, the machine fingerprint (``mixed`` if
-    the trials were computed on machines with different fingerprints) and the checksum."""
+    the trials were computed on machines with different fingerprints: some read from the
+    cached run ``source``) and the seal."""
     path = cache / f"{spec.stem()}.parquet"
     machine = machine_fingerprint()
-    if had_cached and run_machine(path) != machine:
+    if source is not None and run_machine(source) != machine:
         machine = "mixed"
     write_checked(
         path, lambda p: frame.to_parquet(p, index=False), {**spec.payload(), "machine": machine}
@@ -822,6 +955,46 @@ def _stop_workers() -> None:
         pass
 
 
+def check_scheduler_address(address: Any) -> None:
+    """A Dask scheduler ``address`` that answers the Dask protocol in time
+    (:func:`nmthpo.engine.scheduler.check_scheduler`); an :class:`~nmthpo.errors.InputError`
+    otherwise."""
+    if not isinstance(address, str) or not address.strip():
+        raise InputTypeError(f"scheduler={address!r}: expected an address such as tcp://HOST:PORT")
+    try:
+        from nmthpo.engine.scheduler import check_scheduler
+    except ImportError:  # pragma: no cover - the module lands with the scheduler check
+        return
+    check_scheduler(address)
+
+
+def check_run_options(
+    trials: Any,
+    jobs: Any,
+    cache_dir: Any = None,
+    progress: Any = False,
+    name: str = "trials",
+    settings: Any = None,
+) -> None:
+    """The options of a run that are not part of its spec, with the command line's limits
+    (:data:`nmthpo.errors.LIMITS`); an :class:`~nmthpo.errors.InputError` otherwise."""
+    check_int(name, trials, 1, LIMITS["trials"])
+    check_int("jobs", jobs, 1, LIMITS["jobs"])
+    if cache_dir is not None and not isinstance(cache_dir, (str, Path)):
+        raise InputTypeError(
+            f"cache_dir={cache_dir!r}: expected a path (str or pathlib.Path) or None"
+        )
+    if cache_dir is not None:
+        check_output_dir(cache_dir, "cache_dir")
+    if not isinstance(progress, bool):
+        raise InputTypeError(f"progress={progress!r}: expected True or False")
+    if settings is not None and not isinstance(settings, Mapping):
+        raise InputTypeError(
+            f"settings={settings!r}: expected a mapping of setting names to values "
+            f"(e.g. {{'k': 10}}), got {type(settings).__name__}"
+        )
+
+
 def run_specs(
     specs: Sequence[Any],
     repeats: int = 30,
@@ -838,24 +1011,23 @@ def run_specs(
     Returns one result per spec (``spec.result(frame)``: a :class:`RunResult` for a
     :class:`RunSpec`), in order.
     """
-    if repeats < 1:
-        raise ValueError(f"repeats must be >= 1, got {repeats}")
-    if jobs < 1:
-        raise ValueError(f"jobs must be >= 1, got {jobs}")
+    check_run_options(repeats, jobs, cache_dir, progress, name="repeats")
     specs = [_prepare(s) for s in specs]
     frames: dict[str, dict[int, pd.DataFrame]] = {s.stem(): {} for s in specs}
     cache = Path(cache_dir) if cache_dir is not None else None
-    had_cached: set[str] = set()
+    # where this run writes: ``cache``, or at run time the user cache's copy of a book folder
+    store = _check_cache(cache) if cache is not None else None
+    had_cached: dict[str, Path] = {}  # stem -> the finished run its trials were read from
     for s in specs:
-        if cache is None:
+        if cache is None or store is None:
             continue
         col, got = s.trial_column, frames[s.stem()]
-        final, partial = cache / f"{s.stem()}.parquet", cache / "partial" / s.stem()
-        if final.exists():
-            got.update(_read_final(s, final))
-            if got:
-                had_cached.add(s.stem())
-        if partial.exists():
+        final, partial = cache / f"{s.stem()}.parquet", store / "partial" / s.stem()
+        finished = _read_final(s, final)
+        if finished is not None:
+            got.update(finished[0])
+            had_cached[s.stem()] = finished[1]
+        if partial.is_dir():
             for f in sorted(partial.glob(f"{col}-*.npz")):
                 if int(f.stem.split("-")[1]) not in got:
                     item = _read_partial(s, f)
@@ -890,10 +1062,10 @@ def run_specs(
                         f"internal error: trial {t} of {s.method} on {s.task} "
                         f"broke the protocol ({why}); nothing was written"
                     )
-                if cache is not None:
+                if store is not None:
                     with _uninterrupted():
                         _write_npz(
-                            cache / "partial" / s.stem() / f"{s.trial_column}-{t:05d}.npz",
+                            store / "partial" / s.stem() / f"{s.trial_column}-{t:05d}.npz",
                             res,
                             _partial_record(s, t),
                         )
@@ -912,11 +1084,11 @@ def run_specs(
     for s in specs:
         got = frames[s.stem()]
         frame = pd.concat([got[t] for t in sorted(got)], ignore_index=True)
-        if cache is not None and (s.stem() in done or not (cache / f"{s.stem()}.parquet").exists()):
-            _write_run(cache, s, frame, s.stem() in had_cached)
-            shutil.rmtree(cache / "partial" / s.stem(), ignore_errors=True)
+        if store is not None and (s.stem() in done or s.stem() not in had_cached):
+            _write_run(store, s, frame, had_cached.get(s.stem()))
+            shutil.rmtree(store / "partial" / s.stem(), ignore_errors=True)
             try:
-                (cache / "partial").rmdir()
+                (store / "partial").rmdir()
             except OSError:
                 pass
         col = s.trial_column
@@ -992,9 +1164,20 @@ def run(
     """
     from nmthpo.engine import fidelity
 
+    check_run_options(trials, jobs, cache_dir, progress, settings=settings)
+    if not isinstance(task, str):
+        raise InputTypeError(f"task={task!r}: expected a task name such as 'ja-en'")
+    if isinstance(sources, str):
+        raise InputTypeError(
+            f"sources={sources!r}: expected a sequence of task names, e.g. [{sources!r}]"
+        )
+    if scheduler is not None:
+        check_scheduler_address(scheduler)
     if fidelity.on_curves(method, task, curves):
         if sources is not None or objective != "bleu":
-            raise ValueError("a learning-curve run takes neither sources nor objective='pareto'")
+            raise InputValueError(
+                "a learning-curve run takes neither sources nor objective='pareto'"
+            )
         return fidelity.run_curves(
             method,
             task,
@@ -1007,10 +1190,6 @@ def run(
             progress=progress,
             scheduler=scheduler,
         )
-    if trials < 1:
-        raise ValueError(f"trials must be >= 1, got {trials}")
-    if jobs < 1:
-        raise ValueError(f"jobs must be >= 1, got {jobs}")
     spec = RunSpec.of(
         method,
         task,
@@ -1050,6 +1229,11 @@ def run_transfer(
     ``sources=None`` means leave one out (:func:`default_sources`); ``budget`` is ``N_T``,
     the target evaluations per repetition including the ``n_init`` initial rows.
     """
+    check_run_options(repeats, jobs, cache_dir, progress, name="repeats", settings=settings)
+    if isinstance(sources, str):
+        raise InputTypeError(
+            f"sources={sources!r}: expected a sequence of task names, e.g. [{sources!r}]"
+        )
     srcs = default_sources(target) if sources is None else tuple(sources)
     spec = RunSpec.of(
         method,
@@ -1093,15 +1277,19 @@ def run_machine(path: str | Path) -> str:
 def load_run(spec: RunSpec, cache_dir: str | Path, trials: int | None = None) -> RunResult:
     """Read a cached run back without computing anything (``FileNotFoundError`` if absent).
 
-    ``trials`` keeps only the first trials (all by default).
+    The file is verified first, as :func:`run_specs` does (sealed sidecar of this spec, rows
+    valid for the table); a bad one is named in a warning and set aside, then counts as
+    absent. ``trials`` keeps only the first trials (all by default).
     """
     path = Path(cache_dir) / f"{spec.stem()}.parquet"
-    if not path.exists():
+    got = checked_source(path, spec.payload(), pd.read_parquet, spec.frame_problem)
+    if got is None:
+        state = "is not usable (see the warning)" if path.exists() else "is not"
         raise FileNotFoundError(
-            f"no cached run {path.name} in {cache_dir}; compute it with `make results` "
+            f"cached run {path.name} {state} in {cache_dir}; compute it with `make results` "
             f"(or nmthpo.engine.runner.run(..., cache_dir=...))"
         )
-    frame = pd.read_parquet(path)
+    frame = got[0]
     if trials is not None:
         col = spec.trial_column
         have = frame[col].nunique()

@@ -30,17 +30,123 @@ Optimisers of other packages plug in without registration: ``"module:Class"`` na
 (:func:`nmthpo.optimizers.registry.resolve`). A transfer optimiser also exposes
 ``target_weights`` and ``source_weights`` (lists, one entry per ``ask``) if it has weights;
 the runner records them.
+
+The user's code is untrusted: every call the package makes into an optimiser (loading its
+class, its constructor, ``ask``, ``tell``, an HPO-B function, ...) runs under
+:func:`user_code`, which turns whatever it raises into one
+:class:`~nmthpo.errors.UserCodeError` naming the method, the trial and the exception (chained,
+``raise ... from exc``, so ``--traceback`` shows the original); :func:`integer_like` is the
+one reading of "an integer" in the protocol's return values (:func:`quote_value` quotes them).
 """
 
 from __future__ import annotations
 
+import operator
+from contextlib import AbstractContextManager
 from typing import Any
 
 import numpy as np
 
+from nmthpo.errors import NmthpoError, UserCodeError
+
 __all__ = [
+    "QUOTE_CHARS",
     "TableOptimizer",
+    "integer_like",
+    "quote_value",
+    "user_code",
+    "user_code_error",
 ]
+
+#: Longest quote of a returned value in a message (``repr``, cut).
+QUOTE_CHARS = 60
+
+
+def integer_like(value: Any) -> int | None:
+    """``value`` as an ``int`` if the protocol reads it as an integer, else ``None``.
+
+    Integers are a Python ``int``, a NumPy integer (``np.int64``, ...) or a 0-d array of an
+    integer dtype (what ``operator.index`` takes); never a ``bool`` (``True`` is no row id),
+    a float (not even ``3.0``: an integral float usually means a computation went wrong), a
+    string (``"12"``), ``None`` or an array with dimensions (``np.array([3])``).
+    """
+    if isinstance(value, (bool, np.bool_)):
+        return None
+    if isinstance(value, np.ndarray) and (value.ndim != 0 or value.dtype.kind not in "iu"):
+        return None
+    try:
+        return operator.index(value)
+    except Exception:  # TypeError, or a user's __index__ that raises
+        return None
+
+
+def quote_value(value: Any) -> str:
+    """``repr(value)`` cut to :data:`QUOTE_CHARS` characters, on one line (for messages)."""
+    try:
+        text = repr(value)
+    except Exception:  # a user's object whose __repr__ raises
+        text = f"<{type(value).__name__} object>"
+    text = " ".join(text.split())
+    return text if len(text) <= QUOTE_CHARS else text[: QUOTE_CHARS - 3] + "..."
+
+
+def _where(method: str, trial: int | None) -> str:
+    if not method:
+        return ""
+    return f"method {method}" + ("" if trial is None else f", trial {trial}")
+
+
+def user_code_error(text: str, method: str = "", trial: int | None = None) -> UserCodeError:
+    """A :class:`~nmthpo.errors.UserCodeError` of one line: ``"method M, trial T: text"``
+    (without the prefix when ``method`` is empty: an inner call that knows neither, whose
+    error :func:`user_code` prefixes on its way out)."""
+    where = _where(method, trial)
+    return UserCodeError(f"{where}: {text}" if where else text, method=method, trial=trial)
+
+
+def _exception_text(exc: BaseException) -> str:
+    """``"Type: first line of the message"`` (``"Type"`` if it has none or cannot say it)."""
+    try:
+        lines = str(exc).strip().splitlines()
+    except Exception:  # a user's exception whose __str__ raises
+        lines = []
+    first = lines[0].strip() if lines else ""
+    return type(exc).__name__ + (f": {first}" if first else "")
+
+
+def user_code(
+    what: str, method: str = "", trial: int | None = None
+) -> AbstractContextManager[None]:
+    """A context manager: run the block as a call into the user's code ``what`` (``"ask()"``).
+
+    An exception the block raises becomes a :class:`~nmthpo.errors.UserCodeError`
+    ``"method M, trial T: ask() raised ZeroDivisionError: division by zero"`` raised ``from``
+    it. Passed through unchanged: ``KeyboardInterrupt`` (the runner's Ctrl-C and resume depend
+    on it) and every ``BaseException`` that is not an ``Exception``, ``MemoryError``, and the
+    package's own errors (:class:`~nmthpo.errors.NmthpoError`: an ``InputError`` of a setting
+    stays one), except that a ``UserCodeError`` raised without a method (an inner check, e.g.
+    of an HPO-B function's return) gets this method and trial.
+    """
+    return _UserCode(what, method, trial)
+
+
+class _UserCode(AbstractContextManager[None]):
+    # a class, not @contextmanager: that one takes a RuntimeError (a UserCodeError) raised
+    # from a StopIteration for PEP 479's conversion and re-raises the StopIteration
+    def __init__(self, what: str, method: str, trial: int | None) -> None:
+        self.what, self.method, self.trial = what, method, trial
+
+    def __exit__(self, kind: Any, exc: BaseException | None, tb: Any) -> None:
+        if exc is None or not isinstance(exc, Exception) or isinstance(exc, MemoryError):
+            return
+        if isinstance(exc, UserCodeError):
+            if exc.method or not self.method:
+                return
+            raise user_code_error(str(exc), self.method, self.trial) from (exc.__cause__ or exc)
+        if isinstance(exc, NmthpoError):
+            return
+        text = f"{self.what} raised {_exception_text(exc)}"
+        raise user_code_error(text, self.method, self.trial) from exc
 
 
 class TableOptimizer:

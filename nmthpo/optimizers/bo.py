@@ -66,18 +66,30 @@ SCHEDULES: tuple[str, ...] = ("exact", "fast")
 class GPBOSettings:
     """Settings of :class:`GPBO` (see its parameters)."""
 
-    kernel: str = setting("matern52", "GP covariance function: matern52, rbf")
-    refit_every: int = setting(
-        1, "re-optimise the GP hyperparameters after this many new observations (1: every step)"
+    kernel: str = setting(
+        "matern52", "GP covariance function: matern52, rbf", choices=("matern52", "rbf")
     )
-    restarts: int = setting(2, "random restarts of a hyperparameter fit, besides the warm start")
-    restart_every: int = setting(10, "use the restarts again after this many observations")
-    xi: float = setting(0.0, "exploration margin of EI (Eq. 3: 0)")
+    refit_every: int = setting(
+        1,
+        "re-optimise the GP hyperparameters after this many new observations (1: every step)",
+        low=1,
+        high=100_000,
+    )
+    restarts: int = setting(
+        2, "random restarts of a hyperparameter fit, besides the warm start", low=0, high=100
+    )
+    restart_every: int = setting(
+        10, "use the restarts again after this many observations", low=1, high=100_000
+    )
+    xi: float = setting(0.0, "exploration margin of EI (Eq. 3: 0)", low=0.0)
     schedule: str = setting(
         "exact",
         "exact (the refit schedule above) or fast (geometric checkpoints, cached posterior)",
+        choices=("exact", "fast"),
     )
-    refit_growth: float = setting(0.2, "growth of the checkpoints of the fast schedule")
+    refit_growth: float = setting(
+        0.2, "growth of the checkpoints of the fast schedule", low=0.0, low_open=True, high=10.0
+    )
 
 
 class GPBO(TableOptimizer):

@@ -93,12 +93,16 @@ def metropolis(
 class MarginalGPBOSettings:
     """Settings of :class:`MarginalGPBO` (see its parameters)."""
 
-    kernel: str = setting("matern52", "GP covariance function: matern52, rbf")
-    n_hypers: int = setting(8, "walkers, i.e. hyperparameter samples per step")
-    burnin: int = setting(100, "Metropolis steps at the first fit")
-    chain_length: int = setting(20, "Metropolis steps at every later ask")
-    step: float = setting(0.3, "proposal std in log-hyperparameter space")
-    xi: float = setting(0.0, "EI margin (Eq. 3: 0)")
+    kernel: str = setting(
+        "matern52", "GP covariance function: matern52, rbf", choices=("matern52", "rbf")
+    )
+    n_hypers: int = setting(8, "walkers, i.e. hyperparameter samples per step", low=1, high=1_000)
+    burnin: int = setting(100, "Metropolis steps at the first fit", low=0, high=100_000)
+    chain_length: int = setting(20, "Metropolis steps at every later ask", low=1, high=100_000)
+    step: float = setting(
+        0.3, "proposal std in log-hyperparameter space", low=0.0, low_open=True, high=10.0
+    )
+    xi: float = setting(0.0, "EI margin (Eq. 3: 0)", low=0.0)
 
 
 class MarginalGPBO(TableOptimizer):

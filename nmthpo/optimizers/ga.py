@@ -43,7 +43,7 @@ from nmthpo.optimizers.genetic_operators import (
     selection_probabilities,
     weakest_index,
 )
-from nmthpo.optimizers.settings import setting
+from nmthpo.optimizers.settings import ROWS, setting
 
 __all__ = ["GAOptimizer", "GAOptimizerSettings"]
 
@@ -52,10 +52,15 @@ __all__ = ["GAOptimizer", "GAOptimizerSettings"]
 class GAOptimizerSettings:
     """Settings of :class:`GAOptimizer` (see its parameters)."""
 
-    population: int = setting(10, "population size (>= 2; the paper uses 5-25)")
-    mutation_rate: float = setting(1 / 8, "probability of mutating the offspring (paper: 1/8)")
+    population: int = setting(10, "population size (>= 2; the paper uses 5-25)", low=2, high=ROWS)
+    mutation_rate: float = setting(
+        1 / 8, "probability of mutating the offspring (paper: 1/8)", low=0.0, high=1.0
+    )
     max_tries: int = setting(
-        100, "breeding attempts per ask before repairing to the nearest unevaluated row"
+        100,
+        "breeding attempts per ask before repairing to the nearest unevaluated row",
+        low=1,
+        high=100_000,
     )
 
 

@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from nmthpo.optimizers.base import TableOptimizer
-from nmthpo.optimizers.settings import setting
+from nmthpo.optimizers.settings import ROWS, setting
 
 # SciPy comes in with nmthpo.models: imported where used, so that reading GraphSMBO.Settings
 # (``nmthpo run --set`` checks, ``nmthpo methods``) stays cheap (nmthpo.optimizers.settings)
@@ -68,18 +68,36 @@ def snap_ties(scores: np.ndarray, rtol: float) -> np.ndarray:
 class GraphSMBOSettings:
     """Settings of :class:`GraphSMBO` (see its parameters)."""
 
-    kernel: str = setting("matern52", "edge-weight kernel of the graph: matern52, rbf")
-    acquisition: str = setting("eif", "ei (expected improvement) or eif (expected influence)")
-    k: int | None = setting(None, "kNN neighbourhood size (None: mean degree closest to n/7)")
-    lengthscale: float | None = setting(
-        None, "kernel length scale (None: median pairwise distance)"
+    kernel: str = setting(
+        "matern52", "edge-weight kernel of the graph: matern52, rbf", choices=("matern52", "rbf")
     )
-    eps: float | None = setting(None, "ghost-node weight 1/sigma^2 (None: 1e-6 x mean degree)")
-    ei_scale: float = setting(1.0, "multiplier of the GRF posterior std in EI")
-    eif_method: str = setting("fast", "fast (rank-one updates) or naive (re-solve per row)")
-    eif_mode: str = setting("text", "reading of Eq. 8: text, gbopt, gbopt-ties, monotone")
-    refresh_every: int = setting(200, "recompute the inverse after this many downdates (0: never)")
-    tie_rtol: float = setting(1e-9, "relative tolerance for treating scores as tied")
+    acquisition: str = setting(
+        "eif", "ei (expected improvement) or eif (expected influence)", choices=("ei", "eif")
+    )
+    k: int | None = setting(
+        None, "kNN neighbourhood size (None: mean degree closest to n/7)", low=1, high=ROWS
+    )
+    lengthscale: float | None = setting(
+        None, "kernel length scale (None: median pairwise distance)", low=0.0, low_open=True
+    )
+    eps: float | None = setting(
+        None, "ghost-node weight 1/sigma^2 (None: 1e-6 x mean degree)", low=0.0, low_open=True
+    )
+    ei_scale: float = setting(1.0, "multiplier of the GRF posterior std in EI", low=0.0)
+    eif_method: str = setting(
+        "fast", "fast (rank-one updates) or naive (re-solve per row)", choices=("fast", "naive")
+    )
+    eif_mode: str = setting(
+        "text",
+        "reading of Eq. 8: text, gbopt, gbopt-ties, monotone",
+        choices=("text", "gbopt", "gbopt-ties", "monotone"),
+    )
+    refresh_every: int = setting(
+        200, "recompute the inverse after this many downdates (0: never)", low=0, high=1_000_000
+    )
+    tie_rtol: float = setting(
+        1e-9, "relative tolerance for treating scores as tied", low=0.0, high=1.0
+    )
 
 
 class GraphSMBO(TableOptimizer):

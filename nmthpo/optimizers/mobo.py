@@ -53,7 +53,7 @@ from typing import Any
 import numpy as np
 
 from nmthpo.optimizers.base import TableOptimizer
-from nmthpo.optimizers.settings import setting
+from nmthpo.optimizers.settings import ROWS, setting
 
 # SciPy (directly and through nmthpo.models) is imported where used, so that reading
 # ParetoSMBO.Settings stays cheap (nmthpo.optimizers.settings)
@@ -67,19 +67,39 @@ SURROGATES: tuple[str, ...] = ("gp", "graph")
 class ParetoSMBOSettings:
     """Settings of :class:`ParetoSMBO` (see its parameters)."""
 
-    surrogate: str = setting("gp", "gp (exact GPs) or graph (graph-based finite-set GPs)")
-    kernel: str = setting("matern52", "GP covariance / graph edge-weight kernel: matern52, rbf")
-    log_time: bool = setting(True, "model (and measure EHVI in) log decoding time")
-    ref_margin: float = setting(0.1, "reference point: observed nadir + margin x observed range")
-    refit_growth: float = setting(0.2, "GP: growth of the hyperparameter-fit checkpoints")
-    refit_until: int = setting(200, "GP: no hyperparameter fits after this many observations")
-    restarts: int = setting(2, "GP: random restarts (first checkpoint, then at each doubling)")
-    k: int | None = setting(None, "graph: kNN neighbourhood size (None: the paper's rule)")
-    lengthscale: float | None = setting(
-        None, "graph: kernel length scale (None: median pairwise distance)"
+    surrogate: str = setting(
+        "gp", "gp (exact GPs) or graph (graph-based finite-set GPs)", choices=("gp", "graph")
     )
-    eps: float | None = setting(None, "graph: ghost-node weight (None: 1e-6 x mean degree)")
-    refresh_every: int = setting(200, "graph: recompute the inverse after this many downdates")
+    kernel: str = setting(
+        "matern52",
+        "GP covariance / graph edge-weight kernel: matern52, rbf",
+        choices=("matern52", "rbf"),
+    )
+    log_time: bool = setting(True, "model (and measure EHVI in) log decoding time")
+    ref_margin: float = setting(
+        0.1, "reference point: observed nadir + margin x observed range", low=0.0, high=100.0
+    )
+    refit_growth: float = setting(
+        0.2, "GP: growth of the hyperparameter-fit checkpoints", low=0.0, low_open=True, high=10.0
+    )
+    refit_until: int = setting(
+        200, "GP: no hyperparameter fits after this many observations", low=0, high=100_000
+    )
+    restarts: int = setting(
+        2, "GP: random restarts (first checkpoint, then at each doubling)", low=0, high=100
+    )
+    k: int | None = setting(
+        None, "graph: kNN neighbourhood size (None: the paper's rule)", low=1, high=ROWS
+    )
+    lengthscale: float | None = setting(
+        None, "graph: kernel length scale (None: median pairwise distance)", low=0.0, low_open=True
+    )
+    eps: float | None = setting(
+        None, "graph: ghost-node weight (None: 1e-6 x mean degree)", low=0.0, low_open=True
+    )
+    refresh_every: int = setting(
+        200, "graph: recompute the inverse after this many downdates", low=0, high=1_000_000
+    )
 
 
 class ParetoSMBO(TableOptimizer):

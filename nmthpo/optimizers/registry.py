@@ -53,21 +53,25 @@ an optimiser. :attr:`MethodSpec.kind` says what a method is (:data:`METHOD_KINDS
 from __future__ import annotations
 
 import importlib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from nmthpo.optimizers.base import TableOptimizer
+from nmthpo.errors import InputError, InputKeyError, InputTypeError, InputValueError
+from nmthpo.optimizers.base import TableOptimizer, user_code
 
 __all__ = [
+    "CONTEXT_KEYS",
     "METHODS",
     "METHOD_KINDS",
     "PREFIXES",
     "MethodSpec",
     "available",
-    "check_key",
     "build",
+    "check_key",
+    "check_settings",
     "constructor_settings",
     "get_spec",
     "load_class",
@@ -435,13 +439,22 @@ def register(name: str, spec: MethodSpec | type) -> None:
     so a registered method also runs with ``jobs > 1`` or on Dask (a class object travels
     with its spec, wherever it is defined).
     """
+    if not isinstance(name, str) or not name.strip() or name != name.strip():
+        raise InputTypeError(
+            f"name={name!r}: a method name is a non-empty string without surrounding spaces"
+        )
+    if ":" in name or "@" in name or any(c.isspace() for c in name):
+        raise InputValueError(
+            f"name={name!r}: a method name cannot contain ':', '@' or spaces (it would read "
+            "as module:Class); e.g. 'my-method'"
+        )
+    if name in METHODS:
+        raise InputValueError(f"name={name!r}: method {name!r} is already registered")
     if isinstance(spec, type):
         spec = spec_from_class(spec)
-    if name in METHODS:
-        raise ValueError(f"method {name!r} is already registered")
-    if ":" in name:
-        raise ValueError(
-            f"a method name cannot contain ':' (it would read as module:Class): {name!r}"
+    if not isinstance(spec, MethodSpec):
+        raise InputTypeError(
+            f"spec={spec!r}: expected an optimiser class or a MethodSpec, got {type(spec).__name__}"
         )
     METHODS[name] = spec
 
@@ -452,18 +465,31 @@ def available(objective: str | None = None) -> list[str]:
 
 
 def _import_attr(path: str, what: str) -> Any:
+    """The object ``path`` (``"module:Name"``) names.
+
+    A module or a name that does not exist is an :class:`~nmthpo.errors.InputValueError`
+    (a ``ValueError``: the user's spelling or ``PYTHONPATH``); a module that exists but raises
+    while it is imported -- anything, an ``ImportError`` of a dependency it lacks included --
+    is a :class:`~nmthpo.errors.UserCodeError` naming the module and the exception, raised
+    from it.
+    """
     module, _, name = path.partition(":")
     if not module or not name:
-        raise ValueError(f"{what} {path!r} must read 'module:Name'")
-    try:
-        obj: Any = importlib.import_module(module)
-    except ImportError as exc:
-        raise ValueError(
-            f"cannot import module {module!r} of {what} {path!r} ({exc}); is it on PYTHONPATH?"
-        ) from None
+        raise InputValueError(f"{what} {path!r} must read 'module:Name'")
+    with user_code(f"importing module {module!r}", path):
+        try:
+            obj: Any = importlib.import_module(module)
+        except ModuleNotFoundError as exc:
+            missing = exc.name or ""
+            if missing and (module == missing or module.startswith(missing + ".")):
+                raise InputValueError(
+                    f"cannot import module {module!r} of {what} {path!r} ({exc}); is it on "
+                    "PYTHONPATH?"
+                ) from None
+            raise  # the module exists and imports one that does not: the user's code
     for part in name.split("."):
         if not hasattr(obj, part):
-            raise ValueError(f"module {module!r} has no {name!r} ({what} {path!r})")
+            raise InputValueError(f"module {module!r} has no {name!r} ({what} {path!r})")
         obj = getattr(obj, part)
     return obj
 
@@ -490,7 +516,7 @@ def check_key(key: Any) -> str | None:
     if key is None:
         return None
     if not isinstance(key, str) or not key or not all(c.isalnum() or c in "_.-" for c in key):
-        raise ValueError(
+        raise InputValueError(
             f"a method key must be a non-empty string of letters, digits, '_', "
             f"'.' or '-' (it becomes part of file names), got {key!r}"
         )
@@ -508,17 +534,17 @@ def spec_from_class(cls: type, key: str | None = None) -> MethodSpec:
     notebook or a script runs on worker processes too.
     """
     if not isinstance(cls, type):
-        raise ValueError(f"expected an optimiser class, got {cls!r}")
+        raise InputTypeError(f"expected an optimiser class, got {cls!r}")
     if not (
         issubclass(cls, TableOptimizer)
         or (callable(getattr(cls, "ask", None)) and callable(getattr(cls, "tell", None)))
     ):
-        raise ValueError(
+        raise InputValueError(
             f"{cls.__qualname__} is not an optimiser: subclass "
             "nmthpo.TableOptimizer or define ask() and tell(row, y)"
         )
     if "<locals>" in cls.__qualname__:
-        raise ValueError(
+        raise InputValueError(
             f"{cls.__qualname__} is defined inside a function, so it cannot be "
             "imported by name; define it at the top level of a module"
         )
@@ -554,38 +580,49 @@ def resolve(method: str | type | MethodSpec) -> MethodSpec:
     if isinstance(method, type):
         return spec_from_class(method)
     if not isinstance(method, str):
-        raise TypeError(
-            f"a method is a name, 'module:Class', a class or a MethodSpec; got {method!r}"
+        raise InputTypeError(
+            f"method={method!r}: a method is a name, 'module:Class', a class or a MethodSpec"
         )
+    if not method.strip():
+        raise InputValueError(f"method={method!r}: empty; give e.g. 'rs' or 'module:Class'")
     if ":" not in method:
         if method not in METHODS:
-            raise KeyError(
+            raise InputKeyError(
                 f"unknown method {method!r}; valid methods: {', '.join(available())}"
                 " (or 'module:Class' of your own optimiser)"
             )
         return METHODS[method]
     prefix = method.partition(":")[0]
-    if prefix in PREFIXES:
-        hook = _import_attr(PREFIXES[prefix], f"adapter of {prefix!r}")
-        out = hook(method)
-        if not isinstance(out, MethodSpec):
-            raise TypeError(f"adapter {PREFIXES[prefix]} returned {out!r}, not a MethodSpec")
-        return out
-    path, _, key = method.partition("@")
-    return spec_from_class(_import_attr(path, "method"), key or None)
+    try:
+        if prefix in PREFIXES:
+            hook = _import_attr(PREFIXES[prefix], f"adapter of {prefix!r}")
+            with user_code(f"adapter {PREFIXES[prefix]}", method):
+                out = hook(method)
+            if not isinstance(out, MethodSpec):
+                raise InputTypeError(
+                    f"adapter {PREFIXES[prefix]} returned {out!r}, not a MethodSpec"
+                )
+            return out
+        path, _, key = method.partition("@")
+        return spec_from_class(_import_attr(path, "method"), key or None)
+    except InputError as exc:  # name what the user typed
+        text = str(exc)
+        if repr(method) in text or method in text:
+            raise
+        raise type(exc)(f"method {method!r}: {text}") from None
 
 
 def get_spec(name: str | type | MethodSpec, objective: str = "bleu") -> MethodSpec:
     """:func:`resolve` and check that the method supports ``objective``."""
     spec = resolve(name)
     if spec.fidelity:
-        raise KeyError(
+        raise InputKeyError(
             f"method {name!r} is a multi-fidelity method: it runs on a learning-curve "
             "task (nmthpo.run(METHOD, 'lc-...') or `nmthpo run METHOD --task "
             "lc-...`), not on a lookup table"
         )
     if objective not in spec.objectives:
-        raise KeyError(
+        raise InputKeyError(
             f"method {name!r} does not support objective {objective!r}; methods that do: "
             f"{', '.join(available(objective))}"
         )
@@ -635,3 +672,76 @@ def make_optimizer(
         None,  # type: ignore[no-any-return]
         **overrides,
     )
+
+
+#: Keyword arguments the runner passes to a transfer optimiser itself (not user settings).
+CONTEXT_KEYS = frozenset({"sources", "kernel", "target_task", "metafeatures"})
+
+
+def check_settings(
+    spec: MethodSpec,
+    settings: Mapping[str, Any],
+    label: str | None = None,
+    *,
+    transfer: bool = False,
+    fidelity: bool = False,
+    rows: int | None = None,
+) -> None:
+    """Check the settings a user gives method ``spec`` before any work: every name is one the
+    method's class declares (:mod:`nmthpo.optimizers.settings`), every value has the declared
+    type and lies in the declared range (``rows``: the run's table rows, for bounds such as a
+    graph's ``k``); settings a class hands on to a library (Optuna's sampler and pruner
+    arguments) are checked by the class's ``check_library_settings``. A user's class that
+    declares nothing: its keyword parameters are its settings (:func:`constructor_settings`),
+    and their values are left to its constructor (user code, see :mod:`nmthpo.errors`).
+
+    Raises
+    ------
+    nmthpo.errors.InputError
+        Naming the method (``label``, default its :attr:`MethodSpec.name`), the setting, the
+        value and what is allowed.
+    """
+    from nmthpo.errors import InputKeyError, InputTypeError, InputValueError
+    from nmthpo.optimizers.settings import check_values, complete, declared, describe
+
+    label = label or spec.name
+    if not isinstance(settings, Mapping):
+        raise InputTypeError(
+            f"settings={settings!r}: expected a mapping of setting names to values "
+            f"(e.g. {{'k': 10}}), got {type(settings).__name__}"
+        )
+    bad = [k for k in settings if not isinstance(k, str) or not k]
+    if bad:
+        raise InputTypeError(f"settings: names must be non-empty strings, got {bad[0]!r}")
+    if transfer and set(settings) & CONTEXT_KEYS:
+        raise InputValueError(
+            f"setting {', '.join(sorted(set(settings) & CONTEXT_KEYS))}: set by the runner "
+            "in a run with source tasks; give sources= / n_source= / kernel= instead"
+        )
+    if not settings:
+        return
+    try:
+        cls = load_class(spec, transfer, fidelity)
+    except ValueError as exc:
+        raise InputValueError(str(exc)) from None
+    decl = declared(cls)
+    if decl is not None:
+        names = [i.name for i in describe(decl) if not i.context]
+        is_complete = complete(decl)
+    else:  # a user's class: its keyword parameters; their values are its constructor's
+        names, is_complete = constructor_settings(cls)
+    if transfer:
+        names = [n for n in names if n not in CONTEXT_KEYS]
+    unknown = {k: v for k, v in settings.items() if k not in names}
+    if unknown and is_complete:
+        raise InputKeyError(
+            f"method {label!r} has no setting {', '.join(map(repr, sorted(unknown)))}; "
+            f"valid settings of {spec.path}: "
+            f"{', '.join(names) or 'none (it takes no settings)'}"
+        )
+    if decl is None:
+        return
+    check_values(decl, {k: v for k, v in settings.items() if k in names}, label, rows)
+    hook = getattr(cls, "check_library_settings", None)
+    if unknown and hook is not None:
+        hook(unknown, {**spec.settings, **settings}, label)

@@ -38,24 +38,72 @@ Rules:
   then not the complete list (:func:`complete`), and such settings are checked by building
   the optimiser.
 
-This module imports only the standard library.
+Values: each field declares what it allows (:func:`setting`'s ``low``, ``high``, ``choices``;
+its annotation gives the type), and :func:`check_values` refuses a value of the wrong type or
+range with an :class:`~nmthpo.errors.InputError` that names the setting, the value and what is
+allowed -- the same check for ``nmthpo run --set`` and ``nmthpo.run(settings=...)``, before any
+work (:meth:`nmthpo.engine.runner.RunSpec.validate`).
+
+This module imports only the standard library (and :mod:`nmthpo.errors`).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import numbers
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["SettingInfo", "complete", "declared", "describe", "more", "setting"]
+__all__ = [
+    "ROWS",
+    "SettingInfo",
+    "allowed",
+    "check_library_values",
+    "check_values",
+    "complete",
+    "declared",
+    "describe",
+    "more",
+    "setting",
+]
 
 
-def setting(default: Any, help: str, *, context: bool = False) -> Any:
-    """A field of a settings dataclass: its ``default`` and a one-line ``help``.
+#: ``high=ROWS``: at most the number of rows of the run's table (checked where it is known).
+ROWS = "rows"
 
+
+def setting(
+    default: Any,
+    help: str,
+    *,
+    low: float | None = None,
+    high: float | str | None = None,
+    low_open: bool = False,
+    high_open: bool = False,
+    choices: tuple[Any, ...] | None = None,
+    context: bool = False,
+) -> Any:
+    """A field of a settings dataclass: its ``default``, a one-line ``help`` and what values
+    are allowed.
+
+    The type is the field's annotation (``int``, ``float``, ``bool``, ``str``, each optionally
+    ``| None``; other annotations are not checked). ``low``/``high`` bound a number
+    (``low_open``/``high_open``: the bound itself is excluded; ``high=ROWS``: at most the rows
+    of the run's table); ``choices`` lists the allowed strings. :func:`check_values` reads them.
     ``context=True``: the runner passes it (not a user setting; see the module docstring).
     """
-    return dataclasses.field(default=default, metadata={"help": help, "context": context})
+    return dataclasses.field(
+        default=default,
+        metadata={
+            "help": help,
+            "context": context,
+            "low": low,
+            "high": high,
+            "low_open": low_open,
+            "high_open": high_open,
+            "choices": choices,
+        },
+    )
 
 
 @dataclass(frozen=True)
@@ -74,6 +122,9 @@ class SettingInfo:
         Passed by the runner (the transfer context), not a user setting.
     fixed : bool
         ``default`` is the value the method's registry entry fixes, not the class's default.
+    allowed : str
+        The values allowed, in words (``"1 to the table's rows"``, ``"one of exact, fast"``;
+        ``""``: any value of the type).
     """
 
     name: str
@@ -82,6 +133,7 @@ class SettingInfo:
     help: str
     context: bool = False
     fixed: bool = False
+    allowed: str = ""
 
     def as_dict(self) -> dict[str, Any]:
         """Plain data (JSON-ready except for a non-JSON default)."""
@@ -137,6 +189,160 @@ def describe(decl: type, fixed: dict[str, Any] | None = None) -> list[SettingInf
                 str(f.metadata.get("help", "")),
                 bool(f.metadata.get("context", False)),
                 f.name in fixed,
+                allowed(f),
             )
         )
     return out
+
+
+# -- values ---------------------------------------------------------------------------------------
+_SIMPLE = {"int", "float", "bool", "str", "None"}
+
+
+def _kinds(f: dataclasses.Field[Any]) -> set[str] | None:
+    """The simple types of a field's annotation (``{"int", "None"}``), or ``None`` when it
+    names another type (a callable, a sequence: not checked here)."""
+    parts = {p.strip() for p in _type_name(f.type).split("|")}
+    return parts if parts <= _SIMPLE else None
+
+
+def _bound(value: Any, rows: int | None) -> float | None:
+    if value == ROWS:
+        return rows
+    return value  # type: ignore[no-any-return]
+
+
+def allowed(f: dataclasses.Field[Any], rows: int | None = None) -> str:
+    """What values field ``f`` allows, in words (``""``: any value of its type)."""
+    return _allowed_text(f.metadata, _kinds(f), rows)
+
+
+def _allowed_text(md: Any, kinds: set[str] | None, rows: int | None) -> str:
+    text = ""
+    if md.get("choices"):
+        text = "one of " + ", ".join(map(str, md["choices"]))
+    else:
+        lo, hi = md.get("low"), md.get("high")
+        hi_text: str | None
+        if hi == ROWS:
+            hi_text = "the table's rows" if rows is None else f"{rows:,} (the table's rows)"
+        else:
+            hi_text = None if hi is None else f"{hi:,}" if isinstance(hi, int) else f"{hi:g}"
+        lo_text = None if lo is None else f"{lo:,}" if isinstance(lo, int) else f"{lo:g}"
+        if lo_text is not None and hi_text is not None:
+            text = f"{lo_text} {'(excluded) ' if md.get('low_open') else ''}to {hi_text}"
+            text += " (excluded)" if md.get("high_open") else ""
+        elif lo_text is not None:
+            text = f"{'>' if md.get('low_open') else '>='} {lo_text}"
+        elif hi_text is not None:
+            text = f"{'<' if md.get('high_open') else '<='} {hi_text}"
+    if text and kinds is not None and "None" in kinds:
+        text += ", or None"
+    return text
+
+
+def check_values(decl: type, values: dict[str, Any], method: str, rows: int | None = None) -> None:
+    """Check ``values`` (settings by name) against the declaration ``decl``: each value of a
+    declared field has the field's type and lies in its range or choices. Names ``decl``
+    does not declare are left to the caller (a class with :func:`more` passes them on, and
+    checks them with :func:`check_library_values`).
+
+    Raises
+    ------
+    nmthpo.errors.InputTypeError, nmthpo.errors.InputValueError
+        Naming the method, the setting, the value, what is allowed and the fix.
+    """
+    fields = {f.name: f for f in dataclasses.fields(decl)}
+    for name, value in values.items():
+        f = fields.get(name)
+        if f is None or f.metadata.get("context"):
+            continue
+        kinds = _kinds(f)
+        if kinds is not None:
+            _check_one(
+                name, value, kinds, f.metadata, method, _type_name(f.type), allowed(f, rows), rows
+            )
+
+
+def _kinds_of(annotation: str) -> set[str] | None:
+    parts = {p.strip() for p in annotation.replace("Optional[", "").rstrip("]").split("|")}
+    return parts if parts <= _SIMPLE else None
+
+
+def check_library_values(
+    values: dict[str, Any],
+    annotations: dict[str, str],
+    method: str,
+    ranges: dict[str, dict[str, Any]] | None = None,
+) -> None:
+    """Check settings a class hands on to another library (:func:`more`): each value has the
+    type the library's own signature annotates (``annotations``: name -> annotation text;
+    names with other than simple types are not checked) and lies in ``ranges`` (name ->
+    :func:`setting`'s ``low``/``high``/``choices`` keywords), where the package declares one.
+
+    Raises
+    ------
+    nmthpo.errors.InputTypeError, nmthpo.errors.InputValueError
+    """
+    for name, value in values.items():
+        ann = annotations.get(name)
+        kinds = None if ann is None else _kinds_of(ann)
+        if kinds is None:
+            continue
+        md = (ranges or {}).get(name, {})
+        _check_one(name, value, kinds, md, method, str(ann), _allowed_text(md, kinds, None), None)
+
+
+def _check_one(
+    name: str,
+    value: Any,
+    kinds: set[str],
+    md: Any,
+    method: str,
+    type_text: str,
+    what: str,
+    rows: int | None,
+) -> None:
+    from nmthpo.errors import InputTypeError, InputValueError, check_float, check_int
+
+    fix = f"method {method!r} allows {type_text}" + (f": {what}" if what else "")
+    label = f"setting {name}"
+    if value is None:
+        if "None" not in kinds:
+            raise InputTypeError(f"{label}=None: not allowed; {fix}")
+        return
+    lo, hi = md.get("low"), _bound(md.get("high"), rows)
+    expected = " or ".join(
+        {"int": "an integer", "float": "a number", "bool": "true or false", "str": "a string"}[k]
+        for k in ("int", "float", "bool", "str")
+        if k in kinds
+    )
+    wrong = InputTypeError(
+        f"{label}={value!r}: expected {expected}, got {type(value).__name__}; {fix}"
+    )
+    if isinstance(value, bool):
+        if "bool" not in kinds:
+            raise wrong
+    elif isinstance(value, str):
+        if "str" not in kinds:
+            raise wrong
+        if md.get("choices") and value not in md["choices"]:
+            raise InputValueError(f"{label}={value!r}: unknown; {fix}")
+    elif "int" in kinds and not ("float" in kinds and not isinstance(value, numbers.Integral)):
+        v = check_int(label, value, fix=fix)
+        if (lo is not None and (v <= lo if md.get("low_open") else v < lo)) or (
+            hi is not None and (v >= hi if md.get("high_open") else v > hi)
+        ):
+            raise InputValueError(f"{label}={v}: out of range; {fix}")
+    elif "float" in kinds and isinstance(value, numbers.Real):
+        check_float(
+            label,
+            value,
+            lo,
+            hi,
+            low_open=bool(md.get("low_open")),
+            high_open=bool(md.get("high_open")),
+            fix=fix,
+        )
+    else:
+        raise wrong

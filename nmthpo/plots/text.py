@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from nmthpo.errors import InputKeyError
 from nmthpo.studies.published import PUBLISHED, differences
 
 __all__ = ["Glued", "banner_text", "glue_values", "published_banner"]
@@ -77,7 +78,7 @@ def published_banner(chapter: str, namespace: Mapping[str, Any]) -> None:
     :func:`nmthpo.studies.published.differences` gives the differing parameters.
     """
     if chapter not in PUBLISHED:
-        raise KeyError(f"unknown chapter {chapter!r}; known: {', '.join(PUBLISHED)}")
+        raise InputKeyError(f"unknown chapter {chapter!r}; known: {', '.join(PUBLISHED)}")
     given = {k: namespace[k] for k in PUBLISHED[chapter] if k in namespace}
     text = banner_text(chapter, given)
     if text is not None:

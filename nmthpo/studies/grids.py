@@ -57,6 +57,7 @@ from nmthpo.benchmark.learning_curves import LC_FINETUNE_TASKS, LC_SCRATCH_TASKS
 from nmthpo.benchmark.tables import NMTHPO_TASKS, NMTLC_TASKS
 from nmthpo.engine.cache import results_dir, user_cache_dir, writing_results
 from nmthpo.engine.runner import RunResult, RunSpec, run
+from nmthpo.errors import InputKeyError
 from nmthpo.optimizers.transfer.methods import ABLATION_METHODS, DYNAMIC_METHODS, STATIC_METHODS
 from nmthpo.studies.zhang_duh.methods import GRAPH_K_VALUES, METHODS, PAPER_METHODS
 
@@ -443,7 +444,7 @@ def run_cache_dir(folder: str, spec: Any, trials: int) -> Path:
 
 def _grid(experiment: str) -> RunGrid:
     if experiment not in RUN_GRIDS:
-        raise KeyError(f"unknown experiment {experiment!r}; valid: {', '.join(RUN_GRIDS)}")
+        raise InputKeyError(f"unknown experiment {experiment!r}; valid: {', '.join(RUN_GRIDS)}")
     return RUN_GRIDS[experiment]
 
 

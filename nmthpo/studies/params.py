@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from nmthpo.benchmark.tables import NMTHPO_TASKS
+from nmthpo.errors import InputKeyError
 
 __all__ = ["as_list", "as_task_list", "check_tasks"]
 
@@ -64,5 +65,5 @@ def check_tasks(tasks: str | Sequence[str]) -> list[str]:
         raise ValueError("no tasks given; pass e.g. ['zh-en', 'en-ja']")
     unknown = [t for t in tasks if t not in NMTHPO_TASKS]
     if unknown:
-        raise KeyError(f"unknown task(s) {unknown}; valid: {', '.join(NMTHPO_TASKS)}")
+        raise InputKeyError(f"unknown task(s) {unknown}; valid: {', '.join(NMTHPO_TASKS)}")
     return tasks

@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from nmthpo.errors import InputKeyError
+
 __all__ = ["PUBLISHED", "differences"]
 
 #: chapter (notebook stem) -> parameter -> published value
@@ -176,7 +178,7 @@ def differences(chapter: str, given: Mapping[str, Any]) -> dict[str, tuple[Any, 
     from nmthpo.studies.params import as_list
 
     if chapter not in PUBLISHED:
-        raise KeyError(f"unknown chapter {chapter!r}; known: {', '.join(PUBLISHED)}")
+        raise InputKeyError(f"unknown chapter {chapter!r}; known: {', '.join(PUBLISHED)}")
     out = {}
     for name, pub in PUBLISHED[chapter].items():
         if name not in given:

@@ -14,9 +14,20 @@ from pathlib import Path
 from tests.paths import ROOT
 
 PACKAGE = ROOT / "nmthpo"
-#: The layers, first to last (``errors`` is the one module under them all; the front door ``nmthpo/__init__.py`` loads lazily and is left
-#: out); a module may import its own layer and the layers before it.
-LAYERS = ("errors", "data", "benchmark", "models", "optimizers", "engine", "studies", "plots", "cli")
+#: The layers, first to last (``errors`` is the one module under them all; the front door
+#: ``nmthpo/__init__.py`` loads lazily and is left out); a module may import its own layer and
+#: the layers before it.
+LAYERS = (
+    "errors",
+    "data",
+    "benchmark",
+    "models",
+    "optimizers",
+    "engine",
+    "studies",
+    "plots",
+    "cli",
+)
 
 
 def _modules() -> dict[str, Path]:

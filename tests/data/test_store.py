@@ -1,5 +1,6 @@
 """Tests for nmthpo.data.store: manifest, atomic verified fetch (mirror, http, file://), verify,
-installed_path and the NMTHPO_DATA override (the NMTLC loader: test_nmtlc.py)."""
+installed_path and the NMTHPO_DATA override (the NMTLC loader: test_nmtlc.py; the user's files
+next to the data and the faults of the environment: test_store_faults.py)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import pytest
 
 from nmthpo.data import DataError
 from nmthpo.data import store as data
+from nmthpo.errors import InputValueError, NmthpoError
 from tests.paths import MIRROR
 
 PAIRS = ("zh-en", "ru-en", "ja-en", "en-ja", "sw-en", "so-en")
@@ -25,8 +27,11 @@ pytestmark = pytest.mark.skipif(
 )
 
 
-def _staging_dirs(parent: Path) -> list[Path]:
-    return [p for p in parent.iterdir() if p.name.startswith(".staging-")]
+def _leftovers(root: Path) -> list[Path]:
+    """Temporary files of a fetch (or staging directories of older versions) under ``root``."""
+    return sorted(
+        p for p in root.rglob("*") if p.name.endswith(".nmthpo-part") or ".staging" in p.name
+    )
 
 
 @pytest.fixture
@@ -139,7 +144,7 @@ def test_fetch_from_mirror_installs_every_file(tmp_path: Path, no_env: None) -> 
     for rel, sha in data.manifest().items():
         assert hashlib.sha256((dest / rel).read_bytes()).hexdigest() == sha
     data.verify(dest)
-    assert _staging_dirs(tmp_path) == []
+    assert _leftovers(tmp_path) == []
 
 
 def test_fetch_mirror_from_env_wins_over_network(
@@ -153,7 +158,7 @@ def test_fetch_mirror_from_env_wins_over_network(
 def test_fetch_over_http_loopback(serve: str, tmp_path: Path, no_env: None) -> None:
     dest = data.fetch(base_url=serve, dest=tmp_path / "d")
     data.verify(dest)
-    assert _staging_dirs(tmp_path) == []
+    assert _leftovers(tmp_path) == []
 
 
 def test_fetch_over_file_url(mirror_copy: Path, tmp_path: Path, no_env: None) -> None:
@@ -187,8 +192,10 @@ def test_tampered_source_installs_nothing(
         else:
             data.fetch(base_url=mirror_copy.as_uri(), dest=dest)
     assert hashlib.sha256(bytes(raw)).hexdigest() in str(err.value)
-    assert not dest.exists()
-    assert _staging_dirs(dest.parent) == []
+    assert "\n" not in str(err.value)
+    # nothing is left: neither the directories the fetch created nor a temporary file
+    assert not dest.parent.exists()
+    assert _leftovers(tmp_path) == []
 
 
 def test_failed_fetch_keeps_existing_install(
@@ -199,23 +206,26 @@ def test_failed_fetch_keeps_existing_install(
     with pytest.raises(DataError, match="README.md"):
         data.fetch(mirror=mirror_copy, dest=dest, force=True)
     data.verify(dest)
-    assert _staging_dirs(tmp_path) == []
+    assert _leftovers(tmp_path) == []
 
 
 def test_missing_source_file_and_unreachable_network(
     mirror_copy: Path, tmp_path: Path, no_env: None
 ) -> None:
     (mirror_copy / "lc_datasets" / "nmtlc.pkl").unlink()
-    with pytest.raises(DataError, match=r"nmtlc\.pkl: missing in mirror"):
+    # a mirror lacking a file is the user's argument: refused before any work, file named
+    with pytest.raises(
+        InputValueError, match=r"--mirror .*lacks 1 of the 30 dataset files \(lc_datasets/nmtlc"
+    ):
         data.fetch(mirror=mirror_copy, dest=tmp_path / "a")
-    with pytest.raises(DataError, match=r"HTTP 404|missing|No such file|download failed"):
+    with pytest.raises(DataError, match=r"nmtlc\.pkl: download failed.*No such file"):
         data.fetch(base_url=mirror_copy.as_uri(), dest=tmp_path / "b")
-    # a closed loopback port: connection refused, fast
-    with pytest.raises(DataError, match=r"download failed.*--mirror DIR"):
+    # a closed loopback port: connection refused, fast; the other 29 files are not tried
+    with pytest.raises(DataError, match=r"download failed.*--mirror DIR.*29 more files not tried"):
         data.fetch(base_url="http://127.0.0.1:9", dest=tmp_path / "c")
-    with pytest.raises(DataError, match="unsupported scheme"):
+    with pytest.raises(InputValueError, match="unsupported scheme"):
         data.fetch(base_url="ftp://example.org/x", dest=tmp_path / "e")
-    with pytest.raises(DataError, match="mirror directory does not exist"):
+    with pytest.raises(InputValueError, match=r"--mirror .*nope: no such directory"):
         data.fetch(mirror=tmp_path / "nope", dest=tmp_path / "f")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["mirror"]
 
@@ -240,20 +250,21 @@ def test_fetch_never_deletes_what_it_did_not_create(
     own.mkdir()
     (own / "thesis.tex").write_text("years of work")
     monkeypatch.setenv("NMTHPO_DATA", str(own))
-    with pytest.raises(data.DataError, match=r"thesis\.tex.*nothing was changed"):
+    with pytest.raises(InputValueError, match=r"thesis\.tex.*NMTHPO_DATA.*nothing was changed"):
         data.fetch(mirror=MIRROR)
     assert sorted(p.name for p in own.iterdir()) == ["thesis.tex"]
     assert (own / "thesis.tex").read_text() == "years of work"
-    # a copy of the dataset with a stray file of the user's is refused too, even with --force
+    # a copy of the dataset with a file of the user's: --force replaces only the dataset's
+    # files (test_store_faults.py checks sub-directories and symbolic links too)
     dest = data.fetch(mirror=MIRROR, dest=tmp_path / "d")
     (dest / "notes.txt").write_text("mine")
-    with pytest.raises(data.DataError, match="notes.txt"):
-        data.fetch(mirror=MIRROR, dest=dest, force=True)
+    data.fetch(mirror=MIRROR, dest=dest, force=True)
     assert (dest / "notes.txt").read_text() == "mine"
+    data.verify(dest)
     # a regular file where the directory should be
     plain = tmp_path / "plain"
     plain.write_text("a file")
-    with pytest.raises(data.DataError, match="not a directory"):
+    with pytest.raises(InputValueError, match="exists and is not a directory.*dest="):
         data.fetch(mirror=MIRROR, dest=plain)
     assert plain.read_text() == "a file"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["d", "mine", "plain"]
@@ -261,7 +272,7 @@ def test_fetch_never_deletes_what_it_did_not_create(
 
 def test_missing_mirror_is_an_error_even_when_installed(tmp_path: Path, no_env: None) -> None:
     dest = data.fetch(mirror=MIRROR, dest=tmp_path / "d")
-    with pytest.raises(data.DataError, match="does not exist"):
+    with pytest.raises(InputValueError, match="no such directory"):
         data.fetch(mirror=tmp_path / "nonexistent", dest=dest)
 
 
@@ -270,14 +281,20 @@ def test_tampered_mirror_reports_every_bad_file(
 ) -> None:
     for rel in ("datasets/zh-en.evals", "datasets/ja-en.hyps", "scripts/examples/example.ss"):
         (mirror_copy / rel).write_bytes(b"tampered\n")
-    (mirror_copy / "datasets" / "so-en.fronts").unlink()
     with pytest.raises(data.DataError) as info:
         data.fetch(mirror=mirror_copy, dest=tmp_path / "d")
     msg = str(info.value)
-    assert msg.startswith("4 of ")
-    for rel in ("zh-en.evals", "ja-en.hyps", "example.ss", "so-en.fronts"):
+    assert msg.startswith("3 of 30 files failed, nothing was changed") and "\n" not in msg
+    for rel in ("zh-en.evals", "ja-en.hyps", "example.ss"):
         assert rel in msg
     assert not (tmp_path / "d").exists()
+    # missing files are named before anything is read (an InputError, not a DataError)
+    for rel in ("datasets/so-en.fronts", "LICENSE.md"):
+        (mirror_copy / rel).unlink()
+    with pytest.raises(
+        InputValueError, match=r"lacks 2 of .*\(LICENSE\.md, datasets/so-en\.fronts\)"
+    ):
+        data.fetch(mirror=mirror_copy, dest=tmp_path / "d")
 
 
 def test_fetch_repairs_a_broken_install(tmp_path: Path, no_env: None) -> None:
@@ -300,6 +317,14 @@ def test_verify_reports_truncated_file(tmp_path: Path, no_env: None) -> None:
     assert "sw-en.hyps" in msg and "SHA-256 mismatch: expected " in msg
     assert data.manifest()["datasets/sw-en.hyps"] in msg
     assert "nmthpo data fetch" in msg
+    # several bad files: one line, every one named, the fix once
+    (dest / "datasets" / "zh-en.evals").unlink()
+    with pytest.raises(DataError) as err:
+        data.verify(dest)
+    msg = str(err.value)
+    assert msg.startswith("2 of 30 data files failed the check: ") and "\n" not in msg
+    assert "sw-en.hyps" in msg and "zh-en.evals: missing" in msg
+    assert msg.count("nmthpo data fetch`") == 1
 
 
 def test_verify_reports_missing_file_and_missing_install(tmp_path: Path, no_env: None) -> None:
@@ -335,3 +360,8 @@ def test_installed_path_checks_and_caches(
     monkeypatch.setenv("NMTHPO_DATA", str(tmp_path / "absent"))
     with pytest.raises(DataError, match=r"not installed.*nmthpo data fetch"):
         data.installed_path("datasets/zh-en.hyps")
+
+
+def test_data_error_is_one_of_the_family() -> None:
+    assert issubclass(DataError, NmthpoError) and issubclass(DataError, RuntimeError)
+    assert DataError("x").exit_status == 2

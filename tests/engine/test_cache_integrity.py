@@ -1,7 +1,9 @@
-"""Damaged, foreign or stale cache entries are named, moved aside and recomputed (issue 12)."""
+"""Damaged, foreign, unsealed or stale cache entries are named, set aside and recomputed
+(issue 12; "Reliability, second round", items 3 and 4): caches are verified, never trusted."""
 
 from __future__ import annotations
 
+import errno
 import functools
 import json
 import logging
@@ -13,8 +15,15 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from nmthpo.engine.cache import CHECKSUM_FIELD, artefact_problem, sha256_file, sidecar_path
+from nmthpo.engine.cache import (
+    CHECKSUM_FIELD,
+    artefact_problem,
+    checksum_entry,
+    sha256_file,
+    sidecar_path,
+)
 from nmthpo.engine.runner import RunSpec, _partial_record, _write_npz, run, run_trial
+from nmthpo.errors import FaultError, InputValueError
 
 TRIALS = 4
 KW = dict(trials=TRIALS, seed=2, progress=False)
@@ -38,11 +47,25 @@ def _moved(cache: Path) -> list[str]:
     return sorted(p.name for p in cache.rglob("*.bad-*"))
 
 
-def _reseal(path: Path) -> None:
-    """Rewrite the sidecar's checksum so that it matches the (altered) file."""
-    side = sidecar_path(path)
+def _reseal(path: Path, side: Path | None = None) -> None:
+    """Rewrite the sidecar's whole seal so that it matches the (altered) file: only the
+    content checks can then refuse it."""
+    side = sidecar_path(path) if side is None else side
     rec = json.loads(side.read_text())
-    rec[CHECKSUM_FIELD] = {"sha256": sha256_file(path), "bytes": path.stat().st_size}
+    rec[CHECKSUM_FIELD] = checksum_entry(path, rec)
+    side.write_text(json.dumps(rec))
+
+
+def _recompute_checksum(path: Path, side: Path | None = None) -> None:
+    """What a hand-made sidecar does: record the file's SHA-256 and size (``sha256sum``),
+    keeping the rest of the sidecar as it is."""
+    side = sidecar_path(path) if side is None else side
+    rec = json.loads(side.read_text())
+    rec[CHECKSUM_FIELD] = {
+        **rec.get(CHECKSUM_FIELD, {}),
+        "sha256": sha256_file(path),
+        "bytes": path.stat().st_size,
+    }
     side.write_text(json.dumps(rec))
 
 
@@ -77,7 +100,7 @@ def test_valid_file_with_a_wrong_row_is_never_reused(
     _run(tmp_path)
     pq = _final(tmp_path)
     frame = pd.read_parquet(pq)
-    frame.loc[5, "row"] = 99999  # the issue's tampered row, with a matching checksum
+    frame.loc[5, "row"] = 99999  # the issue's tampered row, with a matching seal
     frame.to_parquet(pq, index=False)
     _reseal(pq)
     with caplog.at_level(logging.WARNING, logger="nmthpo"):
@@ -104,23 +127,181 @@ def test_repeated_row_and_wrong_bleu_are_never_reused(tmp_path: Path, fresh: pd.
         assert len(_moved(cache)) == 2
 
 
-def test_legacy_sidecar_without_checksum_is_validated(tmp_path: Path, fresh: pd.DataFrame) -> None:
-    """Runs cached before checksums (the book's results/) are reused only if their rows
-    validate."""
+def test_sidecar_without_checksum_is_never_reused(
+    tmp_path: Path, fresh: pd.DataFrame, caplog: pytest.LogCaptureFixture
+) -> None:
+    """No lenient path: a run whose sidecar records no checksum (or no seal) is recomputed."""
+    for what in ("checksum", "seal"):
+        cache = tmp_path / what
+        _run(cache)
+        pq = _final(cache)
+        side = sidecar_path(pq)
+        rec = json.loads(side.read_text())
+        if what == "checksum":
+            rec.pop(CHECKSUM_FIELD)
+        else:
+            rec[CHECKSUM_FIELD].pop("bound")
+        side.write_text(json.dumps(rec))
+        caplog.clear()
+        with caplog.at_level(logging.WARNING, logger="nmthpo"):
+            pd.testing.assert_frame_equal(_run(cache), fresh)
+        assert ("records no checksum" if what == "checksum" else "no seal") in caplog.text
+        assert len(_moved(cache)) == 2
+        assert artefact_problem(pq, RunSpec("rs", "ja-en", seed=2).payload()) is None
+
+
+def _found(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [r.getMessage() for r in caplog.records if r.getMessage().startswith("found ")]
+
+
+def test_run_without_sidecar_is_never_reused(
+    tmp_path: Path, fresh: pd.DataFrame, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The issue: a finished run without its sidecar was reused ("found 4 of 4")."""
     _run(tmp_path)
     pq = _final(tmp_path)
+    sidecar_path(pq).unlink()
+    with caplog.at_level(logging.INFO, logger="nmthpo"):
+        again = _run(tmp_path)
+    assert _found(caplog) == [] and "has no sidecar" in caplog.text
+    pd.testing.assert_frame_equal(again, fresh)
+    assert _moved(tmp_path) == [f"{pq.name}.bad-1"]
+    assert artefact_problem(pq, RunSpec("rs", "ja-en", seed=2).payload()) is None
+
+
+def _offer_as(cache: Path, other: RunSpec) -> Path:
+    """Rename the cached ``rs`` run of ``cache`` to ``other``'s name and give it ``other``'s
+    sidecar (from a run of ``other``) with the file checksum recomputed: the issue's forgery."""
+    src = _final(cache)
+    donor = cache.parent / f"{cache.name}-donor"
+    run(other.method, other.task, trials=TRIALS, seed=other.seed, progress=False, cache_dir=donor)
+    dst = cache / f"{other.stem()}.parquet"
+    src.replace(dst)
+    sidecar_path(src).unlink()
+    sidecar_path(dst).write_text(sidecar_path(donor / dst.name).read_text())
+    _recompute_checksum(dst)
+    return dst
+
+
+def test_sidecar_of_another_spec_with_recomputed_checksum_is_never_reused(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """An ``rs`` run offered for ``gb-ei-m`` with ``gb-ei-m``'s sidecar and a recomputed
+    checksum: its spec is not the one sealed with its bytes."""
+    cache = tmp_path / "cache"
+    _run(cache)
+    other = RunSpec("gb-ei-m", "ja-en", seed=2)
+    forged = _offer_as(cache, other)
+    rs_rows = pd.read_parquet(forged)["row"].tolist()
+    assert "seal mismatch" in artefact_problem(forged, other.payload())
+    with caplog.at_level(logging.INFO, logger="nmthpo"):
+        got = run("gb-ei-m", "ja-en", cache_dir=cache, **KW).frame
+    assert _found(caplog) == [] and "seal mismatch" in caplog.text
+    truth = run("gb-ei-m", "ja-en", **KW).frame
+    pd.testing.assert_frame_equal(got, truth)
+    assert got["row"].tolist() != rs_rows
+
+
+def test_forged_spec_with_recomputed_checksum_is_never_reused(
+    tmp_path: Path, fresh: pd.DataFrame, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The run's own sidecar edited to another spec (seed 7), checksum recomputed."""
+    _run(tmp_path)
+    pq = _final(tmp_path)
+    seven = RunSpec("rs", "ja-en", seed=7)
+    rec = json.loads(sidecar_path(pq).read_text())
+    rec["seed"] = 7
+    dst = tmp_path / f"{seven.stem()}.parquet"
+    pq.replace(dst)
+    sidecar_path(pq).unlink()
+    sidecar_path(dst).write_text(json.dumps(rec))
+    _recompute_checksum(dst)
+    with caplog.at_level(logging.INFO, logger="nmthpo"):
+        got = run("rs", "ja-en", cache_dir=tmp_path, **{**KW, "seed": 7}).frame
+    assert _found(caplog) == [] and "seal mismatch" in caplog.text
+    pd.testing.assert_frame_equal(got, run("rs", "ja-en", **{**KW, "seed": 7}).frame)
+
+
+def test_transfer_frame_of_another_method_is_never_reused(tmp_path: Path) -> None:
+    """Even fully resealed, a transfer frame names its method: another's is refused."""
+    spec = RunSpec("rs", "ja-en", sources=("zh-en",), budget=6)
+    other = RunSpec("igp", "ja-en", sources=("zh-en",), budget=6)
+    kw = dict(trials=2, progress=False, sources=("zh-en",), budget=6)
+    run("rs", "ja-en", cache_dir=tmp_path / "a", **kw)
+    run("igp", "ja-en", cache_dir=tmp_path / "b", **kw)
+    src, dst = tmp_path / "a" / f"{spec.stem()}.parquet", tmp_path / "b" / f"{other.stem()}.parquet"
+    dst.write_bytes(src.read_bytes())
+    _reseal(dst)
+    assert "column method holds ['rs']" in other.frame_problem(pd.read_parquet(dst))
+    got = run("igp", "ja-en", cache_dir=tmp_path / "b", **kw).frame
+    assert set(got["method"]) == {"igp"}
+
+
+@pytest.fixture
+def book(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A stand-in for the book's ``results/`` (and an empty user cache)."""
+    import nmthpo.engine.cache as cache_mod
+
+    root = tmp_path / "results"
+    monkeypatch.setattr(cache_mod, "results_dir", lambda: root)
+    monkeypatch.setenv("NMTHPO_RESULTS", str(tmp_path / "user"))
+    monkeypatch.setenv("NMTHPO_WRITE_RESULTS", "1")  # ``make results`` writes it; tests unset it
+    return root
+
+
+def _snapshot(root: Path) -> dict[str, tuple[int, bytes]]:
+    return {
+        str(p.relative_to(root)): (p.stat().st_mtime_ns, p.read_bytes())
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
+
+
+@pytest.mark.parametrize("damage", ["no-sidecar", "no-checksum", "flip", "forged"])
+def test_book_results_are_never_modified(
+    book: Path,
+    fresh: pd.DataFrame,
+    damage: str,
+    caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A bad run in the book's cache is left in place and not used: it is computed into the
+    user cache, where the next run finds it; nothing under results/ changes."""
+    folder = book / "single"
+    _run(folder)
+    pq = _final(folder)
     side = sidecar_path(pq)
-    rec = json.loads(side.read_text())
-    rec.pop(CHECKSUM_FIELD)
-    side.write_text(json.dumps(rec))
-    stamp = pq.stat().st_mtime_ns
-    pd.testing.assert_frame_equal(_run(tmp_path), fresh)
-    assert _moved(tmp_path) == [] and pq.stat().st_mtime_ns == stamp  # reused, not rewritten
-    frame = pd.read_parquet(pq)
-    frame.loc[0, "row"] = -1
-    frame.to_parquet(pq, index=False)
-    pd.testing.assert_frame_equal(_run(tmp_path), fresh)
-    assert len(_moved(tmp_path)) == 2
+    if damage == "no-sidecar":
+        side.unlink()
+    elif damage == "no-checksum":
+        rec = json.loads(side.read_text())
+        rec.pop(CHECKSUM_FIELD)
+        side.write_text(json.dumps(rec))
+    elif damage == "flip":
+        blob = bytearray(pq.read_bytes())
+        blob[len(blob) // 2] ^= 0xFF
+        pq.write_bytes(bytes(blob))
+    else:
+        frame = pd.read_parquet(pq)
+        frame.to_parquet(pq, index=False)
+        rec = json.loads(side.read_text())
+        rec["seed"] = 3
+        side.write_text(json.dumps(rec))
+        _recompute_checksum(pq)
+    monkeypatch.delenv("NMTHPO_WRITE_RESULTS")  # run time: the book's cache is only read
+    before = _snapshot(book)
+    with caplog.at_level(logging.INFO, logger="nmthpo"):
+        again = _run(folder)
+    pd.testing.assert_frame_equal(again, fresh)
+    assert "left in place" in caplog.text and _found(caplog) == []
+    assert _snapshot(book) == before and _moved(book) == []
+    user = book.parent / "user" / "single" / pq.name
+    assert artefact_problem(user, RunSpec("rs", "ja-en", seed=2).payload()) is None
+    caplog.clear()
+    with caplog.at_level(logging.INFO, logger="nmthpo"):
+        pd.testing.assert_frame_equal(_run(folder), fresh)  # the user copy is found
+    assert _found(caplog) == [f"found {TRIALS} of {TRIALS} trials in {folder}"]
+    assert _snapshot(book) == before
 
 
 def test_foreign_sidecar_is_not_reused(tmp_path: Path, fresh: pd.DataFrame) -> None:
@@ -184,8 +365,8 @@ def test_outputs_follow_the_umask(tmp_path: Path) -> None:
 
 
 def test_committed_run_caches_are_accepted() -> None:
-    """The book's results/ (written before checksums, some without a sidecar) pass the
-    checks, so a chapter never recomputes or moves them."""
+    """The book's results/ (sealed by tools/seal_results.py) pass every check, so a chapter
+    never recomputes them."""
     from nmthpo.engine.cache import results_dir
     from nmthpo.engine.runner import _frame_problem
 
@@ -206,12 +387,9 @@ def test_committed_run_caches_are_accepted() -> None:
             assert curves.frame_problem(frame) is None, pq
             checked += 1
             continue
-        spec = (
-            RunSpec("rs", task, sources=("zh-en",))
-            if "rep" in frame.columns
-            else RunSpec("rs", task)
-        )
-        assert artefact_problem(pq, {}, require_checksum=False) is None, pq
+        spec = RunSpec.from_json(pq.with_suffix(".json").read_text())
+        assert spec.task == task and spec.stem() == pq.stem, pq
+        assert artefact_problem(pq, spec.payload()) is None, pq
         assert _frame_problem(spec, frame) is None, pq
         checked += 1
     assert checked > 100
@@ -327,9 +505,7 @@ def test_damaged_study_cache_entry_is_set_aside_and_recomputed(
     else:  # a valid Parquet file, checksum matching, content of another call
         bad = good.iloc[:-1] if which == "ga" else good.assign(trial=good["trial"] + 5)
         bad.to_parquet(pq, index=which == "ga")
-        rec = json.loads(side.read_text())
-        rec[CHECKSUM_FIELD] = {"sha256": sha256_file(pq), "bytes": pq.stat().st_size}
-        side.write_text(json.dumps(rec))
+        _reseal(pq, side)
     with caplog.at_level(logging.WARNING, logger="nmthpo"):
         frame, computed = again()
     warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
@@ -345,31 +521,32 @@ def test_damaged_study_cache_entry_is_set_aside_and_recomputed(
     pd.testing.assert_frame_equal(frame, good)
 
 
-def test_legacy_study_entries_are_reused_only_if_their_content_validates(
+def test_unsealed_study_entries_of_the_book_are_not_used_and_not_touched(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Entries of the book's cache were written before checksums: accepted without one (never
-    rewritten) when their content validates, set aside when it does not."""
+    """An entry of the book's cache without a checksum is not used (no lenient path) and left
+    as it is; the entry is computed into the user cache, where the next call finds it."""
     import nmthpo.engine.cache as cache_mod
 
     book = tmp_path / "results"
     monkeypatch.setattr(cache_mod, "results_dir", lambda: book)
+    monkeypatch.setenv("NMTHPO_RESULTS", str(tmp_path / "user"))
     for which in ("ga", "scoring"):
+        monkeypatch.setenv("NMTHPO_WRITE_RESULTS", "1")  # written by ``make results``
         pq, side, again = _study_entry(which, book / which)
+        monkeypatch.delenv("NMTHPO_WRITE_RESULTS")
+        good = pd.read_parquet(pq)
         rec = json.loads(side.read_text())
         rec.pop(CHECKSUM_FIELD)
         side.write_text(json.dumps(rec))
-        stamp = pq.stat().st_mtime_ns, side.stat().st_mtime_ns
+        before = _snapshot(book)
         frame, computed = again()
-        assert computed == 0 and (pq.stat().st_mtime_ns, side.stat().st_mtime_ns) == stamp
-        pd.testing.assert_frame_equal(frame, pd.read_parquet(pq))
-        if which == "ga":
-            frame.iloc[:, 0] = -1.0
-            frame.to_parquet(pq)
-        else:
-            frame.drop(columns="final").to_parquet(pq, index=False)
-        _, computed = again()
-        assert computed == 1 and len(_moved(book / which)) == 2
+        assert computed == 1 and _snapshot(book) == before and _moved(book) == []
+        pd.testing.assert_frame_equal(frame, good)
+        user_pq = tmp_path / "user" / which / pq.name
+        assert artefact_problem(user_pq, {}, sidecar=side.name[len(pq.stem) :]) is None
+        frame, computed = again()  # read back from the user cache
+        assert computed == 1 and _snapshot(book) == before
 
 
 def test_committed_study_caches_are_accepted_as_they_are(
@@ -421,3 +598,77 @@ def test_bad_study_frame_is_never_written(tmp_path: Path, monkeypatch: pytest.Mo
     with pytest.raises(RuntimeError, match="its columns"):
         _ga(tmp_path)
     assert list(tmp_path.iterdir()) == []
+
+
+# -- faults: a full disk, a file where the cache keeps unfinished trials ---------------------------
+def _leftovers(root: Path) -> list[str]:
+    return sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.name.endswith(".tmp"))
+
+
+def test_full_disk_leaves_nothing_half_written_and_a_rerun_resumes(
+    tmp_path: Path,
+    fresh: pd.DataFrame,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """ENOSPC while writing the third trial: a FaultError naming the file and the fix, no
+    temporary or partial file; the rerun finds the two saved trials and computes the rest."""
+    real = np.savez
+    calls: list[int] = []
+
+    def full(fh: object, **arrays: object) -> None:
+        calls.append(1)
+        if len(calls) == 3:
+            fh.write(b"PK\x03\x04 half")  # type: ignore[attr-defined]
+            raise OSError(errno.ENOSPC, "No space left on device")
+        real(fh, **arrays)
+
+    monkeypatch.setattr(np, "savez", full)
+    with pytest.raises(FaultError) as info:
+        _run(tmp_path)
+    msg = str(info.value)
+    assert "\n" not in msg and "trial-00002.npz" in msg and "free some space" in msg
+    assert info.value.exit_status == 1 and info.value.errno == errno.ENOSPC
+    assert _leftovers(tmp_path) == []
+    part = sorted(p.name for p in (tmp_path / "partial").rglob("*.npz"))
+    assert part == ["trial-00000.npz", "trial-00001.npz"]  # no file of trial 2
+    monkeypatch.setattr(np, "savez", real)
+    with caplog.at_level(logging.INFO, logger="nmthpo"):
+        again = _run(tmp_path)
+    assert _found(caplog) == [f"found 2 of {TRIALS} trials in {tmp_path}; computing the rest"]
+    pd.testing.assert_frame_equal(again, fresh)
+
+
+def test_full_disk_on_a_sidecar_leaves_no_artefact(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The artefact was written but its sidecar could not be: the artefact is removed, so no
+    unsealed file remains."""
+    import nmthpo.engine.cache as cache_mod
+
+    real = cache_mod.write_text
+
+    def full(path: object, text: str) -> None:
+        if str(path).endswith(".json"):
+            raise cache_mod.fault_from_oserror(
+                OSError(errno.ENOSPC, "No space left on device", str(path)), f"cannot write {path}"
+            )
+        real(path, text)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(cache_mod, "write_text", full)
+    with pytest.raises(FaultError, match="No space left"):
+        cache_mod.write_checked(tmp_path / "a.parquet", lambda p: p.write_bytes(b"x"), {"k": 1})
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_partial_directory_that_is_a_file_is_refused_before_any_work(tmp_path: Path) -> None:
+    (tmp_path / "partial").write_text("not a directory")
+    with pytest.raises(InputValueError) as info:
+        _run(tmp_path)
+    msg = str(info.value)
+    assert str(tmp_path / "partial") in msg and "is a file" in msg and "\n" not in msg
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["partial"]
+    cache_file = tmp_path / "cache-file"
+    cache_file.write_text("")
+    with pytest.raises(InputValueError, match="cache-file is a file"):
+        _run(cache_file)

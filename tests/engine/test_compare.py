@@ -250,3 +250,84 @@ def test_command(tmp_path, my_rs, capsys):
     out = capsys.readouterr().out
     assert "paired trials" in out and "p_holm=" in out and (tmp_path / "f.png").exists()
     assert "design: 4 paired trials, 1 pairs tested" in out
+
+
+def test_cheap_tables_agree_with_the_engine():
+    """The names compare checks without pandas are those of the metrics and the runner."""
+    from nmthpo.engine import compare as cmp
+    from nmthpo.engine.metrics import PARETO_METRICS, SINGLE_METRICS
+
+    assert cmp.METRICS == {"bleu": SINGLE_METRICS, "pareto": PARETO_METRICS}
+    assert set(cmp._SPEC_FIELDS) == set(RunSpec("rs", "ja-en").payload())
+
+
+def test_check_run_dir_reads_spec_and_sequences(tmp_path, my_rs):
+    from nmthpo.engine.compare import NotARunDirectory, check_run_dir
+    from nmthpo.errors import InputError
+
+    d = _run_dir(tmp_path, my_rs, "ja-en", trials=3)
+    rd = check_run_dir(d)
+    assert rd.trials == 3 and rd.spec["task"] == "ja-en"
+    assert [list(s) for s in rd.sequences] == load_run_dir(d).sequences
+    with pytest.raises(NotARunDirectory, match="not a run directory: it lacks spec.json"):
+        check_run_dir(tmp_path)
+    with pytest.raises(FileNotFoundError, match="no such directory"):
+        check_run_dir(tmp_path / "nope")
+    spec = json.loads((d / "spec.json").read_text())
+    for bad, needle in [
+        ({**spec, "budget": 2}, "budget=2 is below n_init=3"),
+        ({**spec, "record_mse": 1}, "record_mse=1, must be true or false"),
+        ({**spec, "settings": []}, "settings=[], must be a JSON object"),
+        ({**spec, "target": "ja-en", "sources": []}, "transfer run"),
+        ("null", "holds null"),
+    ]:
+        (d / "spec.json").write_text(bad if isinstance(bad, str) else json.dumps(bad))
+        with pytest.raises(InputError) as info:
+            check_run_dir(d)
+        assert needle in str(info.value) and "spec.json" in str(info.value)
+    (d / "spec.json").write_text(json.dumps(spec))
+    (d / "sequences.ss").write_text("0 1 2\n1 2 x\n")
+    with pytest.raises(ValueError, match=r"sequences.ss, line 2: 'x' is not a row id"):
+        load_run_dir(d)
+
+
+def test_a_damaged_parquet_is_named(tmp_path, my_rs):
+    from nmthpo.errors import InputError
+
+    d = _run_dir(tmp_path, my_rs, "ja-en", trials=3)
+    data = bytearray((d / "results.parquet").read_bytes())
+    (d / "results.parquet").write_bytes(bytes(data[: len(data) // 2]))
+    with pytest.raises(InputError, match=r"results.parquet: damaged, it cannot be read"):
+        load_run_dir(d)
+
+
+def test_user_cache_checks(tmp_path, monkeypatch):
+    from nmthpo.engine.compare import check_user_cache
+    from nmthpo.errors import InputError
+
+    monkeypatch.setenv("NMTHPO_RESULTS", str(tmp_path / "c"))
+    assert check_user_cache(["rs"]) == tmp_path / "c" / "compare"
+    (tmp_path / "f").write_text("x")
+    monkeypatch.setenv("NMTHPO_RESULTS", str(tmp_path / "f" / "below"))
+    with pytest.raises(InputError, match=r"NMTHPO_RESULTS=.*is a file, not a directory"):
+        check_user_cache()
+    monkeypatch.setenv("NMTHPO_RESULTS", str(tmp_path / "c"))
+    monkeypatch.setattr("os.access", lambda *a, **k: False)
+    with pytest.raises(InputError, match=r"is not writable; .*\(gb-m\)"):
+        check_user_cache(["gb-m"])
+    check_user_cache()  # nothing to compute: reading is enough
+
+
+def test_a_baseline_the_book_cannot_give_is_computed(tmp_path, my_rs, monkeypatch, caplog):
+    from nmthpo.engine import runner
+
+    monkeypatch.setenv("NMTHPO_RESULTS", str(tmp_path / "cache"))
+
+    def broken(*a, **k):
+        raise FileNotFoundError("flipped bytes")
+
+    monkeypatch.setattr(runner, "load_run", broken)
+    like = RunSpec("x", "ja-en")
+    res, source = baseline_run("rs", like, trials=2, folder=BOOK["bleu"].folder)
+    assert source.startswith("computed: ") and res.trials == 2
+    assert "computing rs instead" in caplog.text

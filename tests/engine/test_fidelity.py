@@ -156,7 +156,7 @@ def test_errors() -> None:
         run_curves("sh", "lc-finetune-fr-en", trials=1, budget=10)
     with pytest.raises(ValueError, match="does not run on learning curves"):
         run_curves("bo-ei-m", "lc-finetune-fr-en", trials=1)
-    with pytest.raises(ValueError, match="bad setting"):
+    with pytest.raises(ValueError, match="method 'sh' has no setting 'nope'; valid settings"):
         run_curves("sh", "lc-finetune-fr-en", trials=1, settings={"nope": 1})
 
 

@@ -6,6 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from nmthpo.engine.loop import SuggestTime, SurrogateMSE, TransferWeights, ask_tell
+from nmthpo.errors import UserCodeError
 
 
 class Scripted:
@@ -51,8 +52,120 @@ def test_stops_when_every_target_was_evaluated():
 
 
 def test_repeated_proposal_breaks_the_protocol():
-    with pytest.raises(RuntimeError, match="gb proposed row 1 twice"):
+    with pytest.raises(UserCodeError, match="gb: ask") as err:
         ask_tell(Scripted([1]), Y, [0, 1], limit=5, label="gb")
+    assert str(err.value) == (
+        "method gb: ask() returned 1, a row already evaluated in this trial; it must return "
+        "the id of an unevaluated row (the search is without replacement)"
+    )
+    assert isinstance(err.value, RuntimeError)  # what the loop raised before: still caught
+
+
+ALLOWED = "an integer (a Python int or a NumPy integer; not a bool, not a float even if integral"
+
+
+@pytest.mark.parametrize(
+    ("value", "quoted"),
+    [
+        (None, "None (NoneType)"),
+        (3.5, "3.5 (float)"),
+        (3.0, "3.0 (float)"),  # integral-valued floats too: a computation went wrong
+        (np.float64(4.0), "np.float64(4.0) (float64)"),
+        ("12", "'12' (str)"),
+        (True, "True (bool)"),
+        (np.True_, "np.True_ (bool)"),
+        (np.array([3]), "array([3]) (ndarray)"),
+        (np.array([2, 3]), "array([2, 3]) (ndarray)"),
+        (np.array(3.0), "array(3.) (ndarray)"),
+        (object(), "<object object at"),
+        ([1], "[1] (list)"),
+    ],
+)
+def test_ask_must_return_an_integer_row_id(value, quoted):
+    opt = Scripted([value])
+    with pytest.raises(UserCodeError) as err:
+        ask_tell(opt, Y, [0, 1], limit=5, method="mymod:Bad", trial=3)
+    msg = str(err.value)
+    assert msg.startswith(f"method mymod:Bad, trial 3: ask() returned {quoted}")
+    assert ALLOWED in msg and "in 0..9" in msg and "\n" not in msg
+    assert err.value.method == "mymod:Bad" and err.value.trial == 3
+    assert opt.told == [(0, 0.0), (1, 1.0)]  # nothing was told after the bad answer
+
+
+@pytest.mark.parametrize("value", [np.int64(4), np.int32(4), np.uint8(4), np.array(4), 4])
+def test_numpy_integers_and_0d_integer_arrays_are_row_ids(value):
+    opt = Scripted([value])
+    rows = ask_tell(opt, Y, [0], limit=2)
+    assert rows.tolist() == [0, 4] and type(opt.told[-1][0]) is int
+
+
+@pytest.mark.parametrize("value", [10, 11, -1, np.int64(-3), 2**70])
+def test_ask_outside_the_table(value):
+    with pytest.raises(UserCodeError) as err:
+        ask_tell(Scripted([value]), Y, [0], limit=3, method="m:M", trial=0)
+    assert str(err.value) == (
+        f"method m:M, trial 0: ask() returned {value!r}, outside the table's rows 0..9; "
+        "it must return the id of an unevaluated row"
+    )
+
+
+def test_a_long_value_is_quoted_cut():
+    with pytest.raises(UserCodeError) as err:
+        ask_tell(Scripted(["x" * 500]), Y, [0], limit=3, method="m:M", trial=1)
+    quote = str(err.value).split("ask() returned ")[1].split(" (str)")[0]
+    assert len(quote) == 60 and quote.endswith("...")
+
+
+class Raising(Scripted):
+    def __init__(self, where, exc, after=0):
+        super().__init__([5, 6, 7])
+        self.where, self.exc, self.after = where, exc, after
+
+    def ask(self):
+        if self.where == "ask" and len(self.told) > self.after:
+            raise self.exc
+        return super().ask()
+
+    def tell(self, row, y):
+        if self.where == "tell" and len(self.told) >= self.after:
+            raise self.exc
+        super().tell(row, y)
+
+    def predict_mean(self):
+        raise self.exc
+
+
+@pytest.mark.parametrize("where", ["ask", "tell"])
+def test_exceptions_of_the_optimiser_become_one_line(where):
+    exc = ZeroDivisionError("division by zero")
+    with pytest.raises(UserCodeError) as err:
+        ask_tell(Raising(where, exc, after=2), Y, [0, 1], limit=5, method="mymod:Bad", trial=3)
+    assert str(err.value) == (
+        f"method mymod:Bad, trial 3: {where}() raised ZeroDivisionError: division by zero"
+    )
+    assert err.value.__cause__ is exc  # --traceback shows the original
+
+
+def test_multi_line_and_empty_messages_stay_one_line():
+    with pytest.raises(UserCodeError, match=r"ask\(\) raised ValueError: first$"):
+        ask_tell(Raising("ask", ValueError("first\nsecond")), Y, [0], limit=3, method="m")
+    with pytest.raises(UserCodeError, match=r"^method m: ask\(\) raised StopIteration$"):
+        ask_tell(Raising("ask", StopIteration()), Y, [0], limit=3, method="m")
+
+
+def test_a_recorder_reading_the_optimiser_names_what_it_read():
+    opt = Raising("none", TypeError("bad shape"))
+    with pytest.raises(UserCodeError) as err:
+        ask_tell(opt, Y, [0], limit=3, recorders=[SurrogateMSE(Y)], method="m:M", trial=2)
+    assert str(err.value) == "method m:M, trial 2: predict_mean() raised TypeError: bad shape"
+
+
+@pytest.mark.parametrize("exc", [KeyboardInterrupt(), MemoryError(), SystemExit(3)])
+@pytest.mark.parametrize("where", ["ask", "tell"])
+def test_interrupts_and_memory_errors_pass_through_unchanged(exc, where):
+    with pytest.raises(type(exc)) as err:
+        ask_tell(Raising(where, exc, after=1), Y, [0, 1], limit=5, method="m", trial=0)
+    assert err.value is exc
 
 
 def test_recorders():

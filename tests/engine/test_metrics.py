@@ -66,7 +66,9 @@ def test_validation_errors():
         M.validate_sequence([0, 1, 1], 5)
     with pytest.raises(ValueError, match="tolerance"):
         M.ftc([0], np.ones(3), tolerance=-1)
-    with pytest.raises(ValueError, match="budget must be between"):
+    with pytest.raises(
+        ValueError, match="budget=4: must be at most 3; between 1 and the table's 3"
+    ):
         M.evaluate_sequences([[0]], np.ones(3), budget=4)
     with pytest.raises(ValueError, match="ties"):
         M.evaluate_sequences([[0]], np.ones(3), ties="last")

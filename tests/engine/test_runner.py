@@ -1,3 +1,8 @@
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -102,9 +107,9 @@ def test_bad_settings_are_clear_errors():
         run("sa", "zh-en", trials=1)
     with pytest.raises(KeyError, match="valid tasks"):
         run("rs", "xx-yy", trials=1)
-    with pytest.raises(ValueError, match="trials must be >= 1"):
+    with pytest.raises(ValueError, match="trials=0: must be at least 1"):
         run("rs", "zh-en", trials=0)
-    with pytest.raises(ValueError, match="budget must be between"):
+    with pytest.raises(ValueError, match="budget=119: must be between n_init"):
         run("rs", "zh-en", trials=1, budget=119)
 
 
@@ -124,3 +129,78 @@ def test_random_search_sw_en_matches_exact_expectation():
     exact = expected_rs_ftb(767, 3)
     assert round(exact, 2) == 384.00
     assert abs(f["ftb"].mean() - exact) / exact < 0.03
+
+
+# -- the API has the command line's limits and checks, before any work ------------------------
+@pytest.mark.parametrize(
+    ("kwargs", "kind", "needle"),
+    [
+        ({"trials": 10**12}, ValueError, "trials=1000000000000: must be at most 100,000"),
+        ({"trials": 2.5}, TypeError, "trials=2.5: expected an integer, got float"),
+        ({"trials": True}, TypeError, "expected an integer, got bool"),
+        ({"jobs": 0}, ValueError, "jobs=0: must be at least 1"),
+        ({"jobs": 10**6}, ValueError, "jobs=1000000: must be at most 256"),
+        ({"seed": -1}, ValueError, "seed=-1: must be at least 0"),
+        ({"budget": 2.5}, TypeError, "budget=2.5: expected an integer"),
+        ({"n_init": "3"}, TypeError, "n_init='3': expected an integer, got str"),
+        ({"objective": "time"}, ValueError, "objective='time': not one of 'bleu', 'pareto'"),
+        ({"settings": [("k", 1)]}, TypeError, "settings=[('k', 1)]: expected a mapping"),
+        ({"settings": {"k": 2.5}}, TypeError, "setting k=2.5: expected an integer"),
+        ({"settings": {"k": 10**12}}, ValueError, "1 to 150 (the table's rows)"),
+        ({"settings": {"nope": 1}}, KeyError, "has no setting 'nope'"),
+        ({"sources": "zh-en"}, TypeError, "sources='zh-en': expected a sequence"),
+        ({"cache_dir": ""}, ValueError, "cache_dir='': give a directory path"),
+        ({"cache_dir": 3}, TypeError, "cache_dir=3: expected a path"),
+        ({"progress": "no"}, TypeError, "progress='no': expected True or False"),
+    ],
+)
+def test_run_refuses_bad_arguments_before_any_work(
+    kwargs: dict[str, Any], kind: type, needle: str, tmp_path: Path
+) -> None:
+    from nmthpo.errors import InputError
+
+    with pytest.raises(InputError) as err:
+        run("gb-ei-m", "ja-en", **{"trials": 1, **kwargs})
+    assert isinstance(err.value, kind), type(err.value)
+    assert needle in str(err.value)
+
+
+def test_run_of_learning_curves_has_the_same_limits() -> None:
+    from nmthpo.errors import InputError
+
+    with pytest.raises(InputError, match="trials=1000000000000: must be at most"):
+        run("sh", "lc-finetune-fr-en", trials=10**12)
+    with pytest.raises(InputError, match="setting eta=1: must be > 1; method 'sh'"):
+        run("sh", "lc-finetune-fr-en", trials=1, settings={"eta": 1})
+    with pytest.raises(InputError, match="budget=2.5: expected an integer"):
+        run("sh", "lc-finetune-fr-en", trials=1, budget=2.5)
+
+
+def test_a_full_disk_leaves_no_part_of_an_output_and_a_rerun_writes_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ENOSPC while saving: one FaultError naming --out, no output file left (a rerun would
+    otherwise take them for another run's), the user's own file untouched."""
+    import errno
+
+    from nmthpo.engine import runner as R
+    from nmthpo.errors import FaultError
+
+    res = run("rs", "zh-en", trials=2, budget=5, progress=False)
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "notes.txt").write_text("mine")
+    real = R._write_parquet
+
+    def full(frame: pd.DataFrame, path: Path) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device", str(path))
+
+    monkeypatch.setattr(R, "_write_parquet", full)
+    with pytest.raises(FaultError, match="No space left on device.*free some space"):
+        res.save(out)
+    assert sorted(p.name for p in out.iterdir()) == ["notes.txt"]
+    monkeypatch.setattr(R, "_write_parquet", real)
+    res.save(out)
+    assert {"spec.json", "sequences.ss", "results.parquet", "notes.txt"} <= {
+        p.name for p in out.iterdir()
+    }

@@ -338,6 +338,7 @@ def test_force_leaves_no_file_of_the_replaced_run(tmp_path: Path) -> None:
     )
     assert forced.returncode == 0, forced.stderr
     assert sorted(p.name for p in out.iterdir()) == [
+        "SHA256SUMS",
         "sequences.ss",
         "spec.json",
         "target_weights.csv",
@@ -346,6 +347,7 @@ def test_force_leaves_no_file_of_the_replaced_run(tmp_path: Path) -> None:
     curves = _cli(["run", "sh", "--task", LC, *base, "--force"], tmp_path)
     assert curves.returncode == 0, curves.stderr
     assert sorted(p.name for p in out.iterdir()) == [
+        "SHA256SUMS",
         "evaluations.parquet",
         "recommendations.parquet",
         "spec.json",

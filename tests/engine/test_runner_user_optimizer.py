@@ -12,6 +12,7 @@ from userpkg.mymod import MyOptimizer, MyTransfer
 
 from nmthpo.engine import runner
 from nmthpo.engine.runner import RunSpec, run
+from nmthpo.errors import InputValueError, UserCodeError
 from nmthpo.optimizers import registry
 from nmthpo.optimizers.registry import METHODS, MethodSpec, resolve
 from tests.paths import ROOT, TESTS
@@ -170,3 +171,239 @@ def test_user_transfer_optimizer_gets_its_context():
 def test_spec_carries_the_resolved_method_to_workers():
     spec = runner._prepare(RunSpec(PATH, "ja-en"))
     assert spec.resolved == resolve(PATH) and spec == RunSpec(PATH, "ja-en")
+
+
+# -- the user's code is untrusted: one UserCodeError naming the method, the trial, the cause ----
+FAULTY = "userpkg.faulty"
+
+
+def test_user_code_error_survives_pickling():
+    """Workers send exceptions back pickled (joblib's loky, Dask): type, text, method and
+    trial survive the round trip."""
+    import pickle
+
+    err = UserCodeError("method m:M, trial 3: ask() raised X", method="m:M", trial=3)
+    back = pickle.loads(pickle.dumps(err))
+    assert type(back) is UserCodeError and str(back) == str(err)
+    assert (back.method, back.trial) == ("m:M", 3)
+
+
+def test_a_module_that_raises_on_import_is_user_code_not_a_bad_name():
+    with pytest.raises(UserCodeError) as err:
+        run("userpkg.broken:Optimizer", "ja-en", trials=1, progress=False)
+    assert str(err.value) == (
+        "method userpkg.broken:Optimizer: importing module 'userpkg.broken' raised "
+        "ZeroDivisionError: division by zero"
+    )
+    assert isinstance(err.value.__cause__, ZeroDivisionError) and err.value.trial is None
+    # the module exists but imports a package that does not: the user's code as well
+    with pytest.raises(UserCodeError, match="raised ModuleNotFoundError: No module named"):
+        resolve("userpkg.needs_dependency:Optimizer")
+    # a module or a class that does not exist is a bad name (an InputError, a ValueError)
+    with pytest.raises(InputValueError, match="cannot import module 'userpkg.nosuch'"):
+        resolve("userpkg.nosuch:Optimizer")
+    with pytest.raises(InputValueError, match="has no 'Nope'"):
+        resolve(f"{FAULTY}:Nope")
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_constructor_that_raises(jobs):
+    with pytest.raises(UserCodeError) as err:
+        run(f"{FAULTY}:RaisesInInit", "ja-en", trials=2, jobs=jobs, progress=False)
+    t = err.value.trial
+    assert t in (0, 1) and err.value.method == f"{FAULTY}:RaisesInInit"
+    assert str(err.value) == (
+        f"method {FAULTY}:RaisesInInit, trial {t}: __init__() raised ZeroDivisionError: "
+        "division by zero"
+    )
+
+
+def _partial_trials(cache):
+    return sorted(int(p.stem.split("-")[1]) for p in cache.glob("partial/*/trial-*.npz"))
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_ask_that_raises_mid_run_keeps_the_finished_trials(jobs, tmp_path, monkeypatch, caplog):
+    """Trial 2 of 4 raises in ask(): one line names the method, the trial and the exception;
+    the trials finished before it stay in the cache, and after the fix the run resumes."""
+    from userpkg import faulty
+
+    monkeypatch.delenv(faulty.FIXED, raising=False)
+    method = f"{FAULTY}:RaisesInTrial"
+    with pytest.raises(UserCodeError) as err:
+        run(method, "ja-en", trials=4, jobs=jobs, cache_dir=tmp_path, progress=False)
+    assert str(err.value) == (
+        f"method {method}, trial 2: ask() raised ZeroDivisionError: division by zero"
+    )
+    assert (err.value.method, err.value.trial) == (method, 2)
+    assert not list(tmp_path.glob("*.parquet"))  # no finished run was written
+    kept = _partial_trials(tmp_path)
+    if jobs == 1:
+        assert kept == [0, 1]
+        assert isinstance(err.value.__cause__, ZeroDivisionError)
+    else:  # trials 0, 1 and 3 may have finished before trial 2's error came back
+        assert set(kept) <= {0, 1, 3}
+    assert not list(tmp_path.rglob("*.tmp*"))  # nothing half-written
+    # the user fixes the code: the run resumes from the saved trials, in this process
+    monkeypatch.setenv(faulty.FIXED, "1")
+    with caplog.at_level("INFO", logger="nmthpo.runner"):
+        res = run(method, "ja-en", trials=4, jobs=1, cache_dir=tmp_path, progress=False)
+    if kept:
+        assert f"found {len(kept)} of 4 trials" in caplog.text
+    fresh = run(method, "ja-en", trials=4, progress=False)
+    assert res.sequences == fresh.sequences and res.trials == 4
+
+
+@pytest.mark.parametrize(
+    ("cls", "tail"),
+    [
+        ("RaisesInTell", "tell() raised KeyError: 'no such row'"),
+        (
+            "ReturnsFloat",
+            "ask() returned 133.0 (float); it must return the id of an unevaluated row: an "
+            "integer (a Python int or a NumPy integer; not a bool, not a float even if "
+            "integral, not a string, None or an array) in 0..149",
+        ),
+    ],
+)
+def test_tell_that_raises_and_ask_that_returns_a_float(cls, tail):
+    with pytest.raises(UserCodeError) as err:
+        run(f"{FAULTY}:{cls}", "ja-en", trials=1, progress=False)
+    assert str(err.value) == f"method {FAULTY}:{cls}, trial 0: {tail}"
+
+
+def test_a_main_class_that_raises_on_workers():
+    """A class of __main__ travels by value to the workers: its error comes back the same."""
+
+    def ask(self):
+        raise ValueError(f"no row for you in trial {self.rng.integers(1)}")
+
+    Main = type("Broken", (MyOptimizer,), {"__module__": "__main__", "ask": ask})
+    with pytest.raises(UserCodeError) as err:
+        run(Main, "ja-en", trials=2, jobs=2, progress=False)
+    assert str(err.value) == (
+        f"method __main__:Broken, trial {err.value.trial}: ask() raised ValueError: "
+        "no row for you in trial 0"
+    )
+
+
+@pytest.mark.slow
+def test_user_code_error_on_dask_local_cluster(tmp_path, monkeypatch):
+    from distributed import LocalCluster
+    from userpkg import faulty
+
+    monkeypatch.delenv(faulty.FIXED, raising=False)
+    method = f"{FAULTY}:RaisesInTrial"
+    with LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+    ) as cluster:
+        with pytest.raises(UserCodeError) as err:
+            run(
+                method,
+                "ja-en",
+                trials=4,
+                scheduler=cluster.scheduler_address,
+                cache_dir=tmp_path,
+                progress=False,
+            )
+    assert str(err.value) == (
+        f"method {method}, trial 2: ask() raised ZeroDivisionError: division by zero"
+    )
+    assert set(_partial_trials(tmp_path)) <= {0, 1, 3}
+    assert not list(tmp_path.glob("*.parquet"))
+
+
+def _cli(*argv, cwd):
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(TESTS), str(ROOT), os.environ.get("PYTHONPATH", "")]),
+    }
+    return subprocess.run(
+        [sys.executable, "-m", "nmthpo.cli", *argv],
+        env=env,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
+@pytest.mark.parametrize(
+    ("cls", "jobs", "tail"),
+    [
+        (
+            "RaisesInAsk",
+            "1",
+            "trial 0: ask() raised ZeroDivisionError: integer division or modulo by zero",
+        ),
+        (
+            "RaisesInAsk",
+            "2",
+            "trial [01]: ask\\(\\) raised ZeroDivisionError: integer division or modulo by zero",
+        ),
+        ("RaisesInInit", "1", "trial 0: __init__() raised ZeroDivisionError: division by zero"),
+    ],
+)
+def test_cli_reports_user_code_errors_in_one_line(tmp_path, cls, jobs, tail):
+    import re
+
+    out = tmp_path / "out"
+    proc = _cli(
+        "run", f"{FAULTY}:{cls}", "--task", "ja-en", "--trials", "2", "--jobs", jobs,
+        "--out", str(out), "--quiet", cwd=tmp_path,
+    )  # fmt: skip
+    assert proc.returncode == 2, proc.stderr
+    assert "Traceback" not in proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, proc.stderr
+    want = f"nmthpo: error: method {FAULTY}:{cls}, " + (tail if jobs == "2" else re.escape(tail))
+    assert re.fullmatch(want, lines[0]), lines[0]
+    assert not (out / "spec.json").exists()
+
+
+CURVES = "lc-finetune-fr-en"
+_ONE_JOB = (
+    "it must return None or a job (row, checkpoint): two integers (not bools, floats or strings)"
+)
+
+
+@pytest.mark.parametrize(
+    ("settings", "tail"),
+    [
+        ({"fail_at": "init"}, "__init__() raised ValueError: cannot start"),
+        ({"fail_at": "ask"}, "ask() raised IndexError: list index out of range"),
+        (
+            {"fail_at": "tell"},
+            "tell() raised AttributeError: 'NoneType' object has no attribute 'append'",
+        ),
+        ({"jobs": [(1.5, 2)]}, f"ask() returned (1.5, 2); {_ONE_JOB}"),
+        ({"jobs": ["12"]}, f"ask() returned '12'; {_ONE_JOB}"),
+        ({"jobs": [3]}, f"ask() returned 3; {_ONE_JOB}"),
+        ({"jobs": [(0, 0)]}, f"ask() returned (0, 0); {_ONE_JOB}"),
+        ({"jobs": [(True, 1)]}, f"ask() returned (True, 1); {_ONE_JOB}"),
+        ({"jobs": [(10**6, 1)]}, f"ask() returned (1000000, 1); {_ONE_JOB}"),
+        ({"workers": 0}, "attribute workers is 0; it must be a positive integer"),
+        ({"workers": "2"}, "attribute workers is '2'; it must be a positive integer"),
+    ],
+)
+def test_a_users_multi_fidelity_optimizer_is_guarded(settings, tail):
+    """Users can run their own multi-fidelity class (a MethodSpec with ``fidelity=True``):
+    its constructor, ask, tell, its jobs and its workers are checked like a table optimiser's."""
+    from nmthpo.engine.fidelity import run_curves
+
+    spec = MethodSpec(FAULTY, "CurveJobs", settings, (), fidelity=True)
+    with pytest.raises(UserCodeError) as err:
+        run_curves(spec, CURVES, trials=1, progress=False)
+    msg = str(err.value)
+    assert msg.startswith(f"method {FAULTY}:CurveJobs, trial 0: {tail}"), msg
+    assert "\n" not in msg
+
+
+def test_a_users_multi_fidelity_optimizer_that_behaves_runs():
+    from nmthpo.engine.fidelity import run_curves
+
+    jobs = [(0, 1), (np.int64(1), np.int64(2)), np.array([2, 1])]
+    res = run_curves(MethodSpec(FAULTY, "CurveJobs", {"jobs": jobs}, (), fidelity=True),
+                     CURVES, trials=1, progress=False)  # fmt: skip
+    # one worker: the jobs in the order asked
+    assert res.frame[["row", "checkpoint"]].values.tolist() == [[0, 1], [1, 2], [2, 1]]

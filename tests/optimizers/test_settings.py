@@ -110,7 +110,7 @@ def test_declarations_say_what_else_they_accept() -> None:
 
 
 def test_transfer_context_is_declared_as_context() -> None:
-    from nmthpo.commands.validate import _CONTEXT_KEYS
+    from nmthpo.optimizers.registry import CONTEXT_KEYS as _CONTEXT_KEYS
     from nmthpo.optimizers.transfer.methods import TransferSettings
 
     assert {i.name for i in describe(TransferSettings) if i.context} == set(_CONTEXT_KEYS)
@@ -248,3 +248,89 @@ def test_json_into_a_closed_pipe_is_quiet(command: str) -> None:
         timeout=300,
     )
     assert proc.stderr == "", proc.stderr
+
+
+# -- values: types and ranges declared beside each method ---------------------------------------
+def _simple_fields(decl: type) -> list[dataclasses.Field[Any]]:
+    kinds = {"int", "float", "bool", "str", "None"}
+    return [
+        f
+        for f in dataclasses.fields(decl)
+        if not f.metadata.get("context") and {p.strip() for p in str(f.type).split("|")} <= kinds
+    ]
+
+
+@pytest.mark.parametrize("path", CLASSES)
+def test_every_default_is_allowed_by_its_declaration(path: str) -> None:
+    """The declared default of every setting passes its own type and range check."""
+    from nmthpo.optimizers.settings import check_values
+
+    decl = declared(_load(path))
+    assert decl is not None
+    check_values(decl, {f.name: f.default for f in _simple_fields(decl)}, path, rows=118)
+
+
+@pytest.mark.parametrize("path", CLASSES)
+def test_every_number_has_a_declared_range(path: str) -> None:
+    """Each int or float setting says what it allows (no silently accepted -1 or 10**12)."""
+    decl = declared(_load(path))
+    assert decl is not None
+    for f in _simple_fields(decl):
+        kinds = {p.strip() for p in str(f.type).split("|")}
+        if kinds & {"int", "float"}:
+            assert f.metadata.get("low") is not None, f"{path}.{f.name} has no lower bound"
+        if "int" in kinds:
+            assert f.metadata.get("high") is not None, f"{path}.{f.name} has no upper bound"
+
+
+@pytest.mark.parametrize(
+    ("method", "settings", "kind", "needle"),
+    [
+        ("gb-ei-m", {"k": 2.5}, TypeError, "setting k=2.5: expected an integer, got float"),
+        ("gb-ei-m", {"k": True}, TypeError, "setting k=True: expected an integer, got bool"),
+        ("gb-ei-m", {"k": 151}, ValueError, "1 to 150 (the table's rows)"),
+        ("gb-ei-m", {"kernel": "cosine"}, ValueError, "one of matern52, rbf"),
+        ("gb-ei-m", {"eps": -1.0}, ValueError, "setting eps=-1: must be > 0"),
+        ("ga", {"population": 10**12}, ValueError, "2 to 150 (the table's rows)"),
+        ("ga", {"population": 1e12}, TypeError, "expected an integer, got float"),
+        ("bo-ei-m", {"restarts": 10**9}, ValueError, "allows int: 0 to 100"),
+        ("bo-m", {"log_time": "abc"}, TypeError, "expected true or false, got str"),
+        ("bo-ei-m", {"xi": float("nan")}, ValueError, "must be a finite number"),
+        ("optuna:TPESampler", {"n_startup_trials": "abc"}, TypeError, "expected an integer"),
+        ("optuna:CmaEsSampler", {"sigma0": -1}, ValueError, "setting sigma0=-1: must be > 0"),
+        ("optuna:TPESampler", {"nope": 1}, KeyError, "TPESampler takes: consider_prior"),
+        ("gb-ei-m", {"nope": 1}, KeyError, "valid settings of nmthpo.optimizers.graph"),
+    ],
+)
+def test_check_settings_refuses_with_one_clear_message(
+    method: str, settings: dict[str, Any], kind: type, needle: str
+) -> None:
+    from nmthpo.errors import InputError
+    from nmthpo.optimizers.registry import check_settings, resolve
+
+    with pytest.raises(InputError) as err:
+        check_settings(resolve(method), settings, method, rows=150)
+    assert isinstance(err.value, kind)
+    assert needle in str(err.value) and method in str(err.value)
+
+
+def test_check_settings_accepts_allowed_values() -> None:
+    from nmthpo.optimizers.registry import check_settings, resolve
+
+    check_settings(resolve("gb-ei-m"), {"k": 10, "eps": 1e-3, "kernel": "rbf"}, rows=150)
+    check_settings(resolve("bo-ei-m"), {"xi": 0, "restarts": 0}, rows=150)  # an int as a float
+    check_settings(resolve("optuna:TPESampler"), {"n_startup_trials": 3, "multivariate": True})
+    check_settings(resolve("gb-ei-m"), {"k": None}, rows=150)
+
+
+@pytest.mark.parametrize("value", [-(10**6), -1, 0, 1, 150, 151, 10**6])
+def test_integer_bounds_are_exact(value: int) -> None:
+    """``k`` of a graph method: 1 to the table's rows, nothing else."""
+    from nmthpo.errors import InputValueError
+    from nmthpo.optimizers.registry import check_settings, resolve
+
+    if 1 <= value <= 150:
+        check_settings(resolve("gb-ei-m"), {"k": value}, rows=150)
+    else:
+        with pytest.raises(InputValueError):
+            check_settings(resolve("gb-ei-m"), {"k": value}, rows=150)

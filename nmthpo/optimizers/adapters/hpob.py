@@ -13,6 +13,14 @@ the unevaluated rows in ascending row order. The function must be deterministic 
 arguments; a function that draws random numbers should take a keyword argument ``rng`` and
 draw from it: it then receives the trial's :class:`numpy.random.Generator`, so its runs are
 identical with 1 worker, many workers or Dask.
+
+The function is the user's code, untrusted: whatever it raises becomes one
+:class:`~nmthpo.errors.UserCodeError` (``"method M, trial T: the HPO-B function
+hpob:mod:fn raised ZeroDivisionError: ..."``, raised from the original), and so does a return
+value that is not an index into ``X_pen``: an integer
+(:func:`nmthpo.optimizers.base.integer_like`: a Python int, a NumPy integer or a 0-d integer
+array; not a bool, a float even if integral, a string, ``None`` or an array) with
+``0 <= i < len(X_pen)``.
 """
 
 from __future__ import annotations
@@ -24,7 +32,14 @@ from typing import Any
 
 import numpy as np
 
-from nmthpo.optimizers.base import TableOptimizer
+from nmthpo.errors import InputTypeError, InputValueError
+from nmthpo.optimizers.base import (
+    TableOptimizer,
+    integer_like,
+    quote_value,
+    user_code,
+    user_code_error,
+)
 from nmthpo.optimizers.registry import MethodSpec, check_key
 from nmthpo.optimizers.settings import setting
 
@@ -45,7 +60,7 @@ class HPOBFunction:
     def __init__(self, fn: Callable[..., Any], key: str | None = None) -> None:
         target = getattr(fn, "observe_and_suggest", fn)
         if not callable(target):
-            raise TypeError(
+            raise InputTypeError(
                 f"from_hpob expects a function observe_and_suggest(X_obs, y_obs, "
                 f"X_pen) -> int (or an object with that method), got {fn!r}"
             )
@@ -125,7 +140,7 @@ class HPOBOptimizer(TableOptimizer):
     ) -> None:
         super().__init__(X, rng, objective)
         if fn is None:
-            raise ValueError(
+            raise InputValueError(
                 "HPOBOptimizer needs fn=observe_and_suggest; build the method "
                 "with nmthpo.optimizers.adapters.from_hpob(fn)"
             )
@@ -135,18 +150,21 @@ class HPOBOptimizer(TableOptimizer):
         pending = self.remaining()
         X_obs = self.X[np.asarray(self.rows, dtype=np.int64)].reshape(len(self.rows), -1)
         y_obs = self.y_array.reshape(-1, 1)
-        choice = self.fn(X_obs, y_obs, self.X[pending], rng=self.rng)
-        try:
-            k = int(np.asarray(choice).item())
-        except (TypeError, ValueError):
-            raise ValueError(
-                f"{self.fn.name} returned {choice!r}; observe_and_suggest must "
-                f"return an integer index into X_pen"
-            ) from None
+        what = f"the HPO-B function {self.fn.name}"
+        with user_code(what):
+            choice = self.fn(X_obs, y_obs, self.X[pending], rng=self.rng)
+        k = integer_like(choice)
+        if k is None:
+            raise user_code_error(
+                f"{what} returned {quote_value(choice)} ({type(choice).__name__}); it must return "
+                f"an index into X_pen: an integer (a Python int or a NumPy integer; not a bool, "
+                f"not a float even if integral, not a string, None or an array) with "
+                f"0 <= i < len(X_pen) = {pending.size}"
+            )
         if not 0 <= k < pending.size:
-            raise ValueError(
-                f"{self.fn.name} returned index {k}, outside X_pen "
-                f"(0..{pending.size - 1}); return an index into X_pen, not a row id"
+            raise user_code_error(
+                f"{what} returned {quote_value(choice)}, outside X_pen (0 <= i < len(X_pen) = "
+                f"{pending.size}); return an index into X_pen, not a row id"
             )
         return int(pending[k])
 
@@ -184,7 +202,7 @@ def from_hpob(fn: Callable[..., Any], key: str | None = None) -> MethodSpec:
         else HPOBFunction(getattr(fn, "fn", fn) if isinstance(fn, HPOBFunction) else fn, key)
     )
     if wrapped.key is None and not _named(wrapped._target):
-        raise ValueError(
+        raise InputValueError(
             f"{wrapped.name} does not name one function (a lambda, a function defined inside "
             "another, a functools.partial or a method of a configured object share their "
             "name with others), so its runs could not be told apart in a cache; pass "

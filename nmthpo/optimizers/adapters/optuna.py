@@ -71,15 +71,18 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from nmthpo.errors import InputKeyError
 from nmthpo.optimizers.base import TableOptimizer
 from nmthpo.optimizers.registry import MethodSpec
 from nmthpo.optimizers.settings import setting
 
 __all__ = [
     "FALLBACKS",
+    "LIBRARY_RANGES",
     "PREFIX",
     "SPACES",
     "OptunaSampler",
+    "check_library_settings",
     "from_name",
     "sampler_names",
 ]
@@ -120,13 +123,13 @@ def class_of_name(name: str, prefix: str, valid: list[str], kind: str, example: 
     """The class name of ``"<prefix><Class>"``; a ``KeyError`` naming the valid ones otherwise
     (shared by the sampler and the pruner adapters)."""
     if not name.startswith(prefix):
-        raise KeyError(
+        raise InputKeyError(
             f"{name!r} is not an Optuna {kind}; write {prefix}<{kind.title()}Class>, "
             f"e.g. {prefix}{example}"
         )
     cls = name[len(prefix) :]
     if cls not in valid:
-        raise KeyError(
+        raise InputKeyError(
             f"unknown Optuna {kind} {cls!r}; valid: " + ", ".join(prefix + v for v in valid)
         )
     return cls
@@ -197,11 +200,21 @@ class OptunaSamplerSettings:
     sampler: str = setting(
         "TPESampler", "a class of optuna.samplers (set by the name optuna:<Class>)"
     )
-    space: str = setting("ordered", "a column as an Optuna distribution: ordered, categorical")
-    patience: int = setting(2, "stop asking after the same unusable proposal this often")
-    max_asks: int = setting(1000, "stop asking for one row after this many asks")
+    space: str = setting(
+        "ordered",
+        "a column as an Optuna distribution: ordered, categorical",
+        choices=("ordered", "categorical"),
+    )
+    patience: int = setting(
+        2, "stop asking after the same unusable proposal this often", low=1, high=100_000
+    )
+    max_asks: int = setting(
+        1000, "stop asking for one row after this many asks", low=1, high=1_000_000
+    )
     fallback: str | None = setting(
-        None, "then choose the row: nearest, random (None: random for RandomSampler, else nearest)"
+        None,
+        "then choose the row: nearest, random (None: random for RandomSampler, else nearest)",
+        choices=("nearest", "random"),
     )
 
 
@@ -243,6 +256,19 @@ class OptunaSampler(TableOptimizer):
 
     objectives = ("bleu", "pareto")
     Settings = OptunaSamplerSettings
+
+    @classmethod
+    def check_library_settings(
+        cls, values: dict[str, Any], settings: dict[str, Any], method: str
+    ) -> None:
+        """Check the sampler's own arguments ``values`` (``settings``: all of the run's, which
+        name the sampler) before any work (:func:`check_library_settings`)."""
+        import optuna
+
+        name = str(settings.get("sampler", "TPESampler"))
+        sampler = getattr(optuna.samplers, name, None)
+        if sampler is not None:
+            check_library_settings(sampler, "sampler", values, method)
 
     def __init__(
         self,
@@ -427,3 +453,58 @@ class OptunaSampler(TableOptimizer):
             self.asks.append(1)
         else:  # a fallback row (or a row told instead of the proposed one): one ask more
             self.asks[-1] += 1
+
+
+#: Ranges of Optuna's own sampler and pruner arguments that the package declares (their types
+#: come from Optuna's signatures); :func:`check_library_settings` reads them.
+LIBRARY_RANGES: dict[str, dict[str, Any]] = {
+    "n_startup_trials": {"low": 0, "high": 100_000},
+    "n_ei_candidates": {"low": 1, "high": 100_000},
+    "prior_weight": {"low": 0.0, "low_open": True},
+    "sigma0": {"low": 0.0, "low_open": True},
+    "popsize": {"low": 1, "high": 100_000},
+    "inc_popsize": {"low": 1, "high": 100},
+    "population_size": {"low": 2, "high": 100_000},
+    "mutation_prob": {"low": 0.0, "high": 1.0},
+    "crossover_prob": {"low": 0.0, "high": 1.0},
+    "swapping_prob": {"low": 0.0, "high": 1.0},
+    "qmc_type": {"choices": ("sobol", "halton")},
+    "restart_strategy": {"choices": ("ipop", "bipop")},
+    "min_resource": {"low": 1, "high": 100_000},
+    "reduction_factor": {"low": 2, "high": 100},
+    "bootstrap_count": {"low": 0, "high": 100_000},
+    "min_early_stopping_rate": {"low": 0, "high": 100},
+    "n_warmup_steps": {"low": 0, "high": 100_000},
+    "interval_steps": {"low": 1, "high": 100_000},
+    "n_min_trials": {"low": 1, "high": 100_000},
+    "percentile": {"low": 0.0, "high": 100.0},
+}
+
+
+def check_library_settings(cls: Any, kind: str, values: dict[str, Any], method: str) -> None:
+    """Check keyword arguments for Optuna's class ``cls`` (a sampler or a pruner, ``kind``)
+    before any work: every name is a parameter of ``cls`` (except ``seed``, taken from the
+    trial's generator), every value has the type Optuna's signature annotates and lies in
+    :data:`LIBRARY_RANGES`.
+
+    Raises
+    ------
+    nmthpo.errors.InputError
+    """
+    from nmthpo.errors import InputKeyError
+    from nmthpo.optimizers.settings import check_library_values
+
+    params = inspect.signature(cls).parameters
+    names = [n for n in params if n not in ("self", "seed")]
+    unknown = sorted(set(values) - set(names))
+    if unknown:
+        raise InputKeyError(
+            f"method {method!r} has no setting {', '.join(map(repr, unknown))}; the "
+            f"{kind} optuna.{kind}s.{cls.__name__} takes: {', '.join(names) or 'none'}"
+        )
+    annotations = {
+        n: p.annotation if isinstance(p.annotation, str) else getattr(p.annotation, "__name__", "")
+        for n, p in params.items()
+        if p.annotation is not inspect.Parameter.empty
+    }
+    check_library_values(values, annotations, method, LIBRARY_RANGES)

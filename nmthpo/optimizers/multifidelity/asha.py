@@ -23,10 +23,12 @@ __all__ = ["ASHA", "ASHASettings"]
 class ASHASettings:
     """Settings of :class:`ASHA` (see its parameters)."""
 
-    eta: float = setting(3, "reduction factor")
-    min_checkpoint: int = setting(1, "first rung")
-    max_checkpoint: int | None = setting(None, "last rung (None: the longest curve)")
-    workers: int = setting(4, "simulated parallel workers (read by the engine)")
+    eta: float = setting(3, "reduction factor", low=1.0, low_open=True, high=100.0)
+    min_checkpoint: int = setting(1, "first rung", low=1, high=100_000)
+    max_checkpoint: int | None = setting(
+        None, "last rung (None: the longest curve)", low=1, high=100_000
+    )
+    workers: int = setting(4, "simulated parallel workers (read by the engine)", low=1, high=256)
 
 
 class ASHA(FidelityOptimizer):

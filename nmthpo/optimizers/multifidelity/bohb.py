@@ -57,11 +57,22 @@ def tpe_ratio(
 class BOHBSettings:
     """Settings of :class:`BOHB`: Hyperband's and TPE's (see its parameters)."""
 
-    eta: float = setting(3, "reduction factor")
-    min_checkpoint: int = setting(1, "the smallest rung")
-    gamma: float = setting(0.15, "share of a rung's results that are good")
-    random_fraction: float = setting(1 / 3, "share of new configurations drawn uniformly")
-    min_bandwidth: float = setting(1e-3, "floor of the kernel bandwidths")
+    eta: float = setting(3, "reduction factor", low=1.0, low_open=True, high=100.0)
+    min_checkpoint: int = setting(1, "the smallest rung", low=1, high=100_000)
+    gamma: float = setting(
+        0.15,
+        "share of a rung's results that are good",
+        low=0.0,
+        low_open=True,
+        high=1.0,
+        high_open=True,
+    )
+    random_fraction: float = setting(
+        1 / 3, "share of new configurations drawn uniformly", low=0.0, high=1.0
+    )
+    min_bandwidth: float = setting(
+        1e-3, "floor of the kernel bandwidths", low=0.0, low_open=True, high=100.0
+    )
 
 
 class BOHB(Hyperband):

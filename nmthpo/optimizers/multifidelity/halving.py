@@ -144,10 +144,20 @@ class _Brackets(FidelityOptimizer):
 class SuccessiveHalvingSettings:
     """Settings of :class:`SuccessiveHalving` (see its parameters)."""
 
-    eta: float = setting(3, "reduction factor: the best 1/eta of a rung is promoted")
-    min_checkpoint: int = setting(1, "first rung")
-    max_checkpoint: int | None = setting(None, "last rung (None: the longest curve)")
-    n_configs: int | None = setting(None, "configurations per bracket (None: eta**s)")
+    eta: float = setting(
+        3,
+        "reduction factor: the best 1/eta of a rung is promoted",
+        low=1.0,
+        low_open=True,
+        high=100.0,
+    )
+    min_checkpoint: int = setting(1, "first rung", low=1, high=100_000)
+    max_checkpoint: int | None = setting(
+        None, "last rung (None: the longest curve)", low=1, high=100_000
+    )
+    n_configs: int | None = setting(
+        None, "configurations per bracket (None: eta**s)", low=1, high=100_000
+    )
 
 
 class SuccessiveHalving(_Brackets):
@@ -199,8 +209,8 @@ class SuccessiveHalving(_Brackets):
 class HyperbandSettings:
     """Settings of :class:`Hyperband` (see its parameters)."""
 
-    eta: float = setting(3, "reduction factor")
-    min_checkpoint: int = setting(1, "the smallest rung")
+    eta: float = setting(3, "reduction factor", low=1.0, low_open=True, high=100.0)
+    min_checkpoint: int = setting(1, "the smallest rung", low=1, high=100_000)
 
 
 class Hyperband(_Brackets):
@@ -286,9 +296,19 @@ def schedule_cost(levels: list[int], sizes: list[int]) -> int:
 class UpstreamHalvingSettings:
     """Settings of :class:`UpstreamHalving` (see its parameters)."""
 
-    n_configs: int | None = setting(None, "N (None: all, or the most that fit the budget)")
-    budget: int | None = setting(None, "the run's budget in checkpoints (the engine passes it)")
-    fraction: float = setting(0.75, "share of max_len the cuts are spread over (upstream: 0.75)")
+    n_configs: int | None = setting(
+        None, "N (None: all, or the most that fit the budget)", low=1, high=100_000
+    )
+    budget: int | None = setting(
+        None, "the run's budget in checkpoints (the engine passes it)", low=1, high=100_000
+    )
+    fraction: float = setting(
+        0.75,
+        "share of max_len the cuts are spread over (upstream: 0.75)",
+        low=0.0,
+        low_open=True,
+        high=1.0,
+    )
 
 
 class UpstreamHalving(_Brackets):

@@ -84,6 +84,20 @@ class OptunaPruner(FidelityOptimizer):
 
     Settings = OptunaPrunerSettings
 
+    @classmethod
+    def check_library_settings(
+        cls, values: dict[str, Any], settings: dict[str, Any], method: str
+    ) -> None:
+        """Check the pruner's own arguments ``values`` before any work
+        (:func:`nmthpo.optimizers.adapters.optuna.check_library_settings`)."""
+        import optuna
+
+        from nmthpo.optimizers.adapters.optuna import check_library_settings
+
+        pruner = getattr(optuna.pruners, str(settings.get("pruner", "HyperbandPruner")), None)
+        if pruner is not None:
+            check_library_settings(pruner, "pruner", values, method)
+
     def __init__(
         self,
         X: np.ndarray,

@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from nmthpo.errors import InputKeyError
 from nmthpo.optimizers.base import TableOptimizer
 from nmthpo.optimizers.registry import METHODS, build
 from nmthpo.optimizers.settings import setting
@@ -92,8 +93,12 @@ class TransferSettings:
 
     sources: Sequence[SourceTask] = setting((), "the fitted source tasks", context=True)
     kernel: str = setting("matern52", "kernel of the target GP (the run's)", context=True)
-    restarts: int = setting(2, "random restarts of the target GP's hyperparameter fit")
-    restart_every: int = setting(10, "use the restarts again after this many observations")
+    restarts: int = setting(
+        2, "random restarts of the target GP's hyperparameter fit", low=0, high=100
+    )
+    restart_every: int = setting(
+        10, "use the restarts again after this many observations", low=1, high=100_000
+    )
     source_only: bool = setting(
         False,
         "search with the source part of the surrogate only (ablation; TransBO, POGPE, TST, RGPE)",
@@ -274,8 +279,10 @@ class IGP(TransferOptimizer):
 class TransBOSettings(TransferSettings):
     """Settings of :class:`TransBO` (see its parameters)."""
 
-    n_cv: int = setting(5, "number of cross-validation folds N_cv (the paper: 5)")
-    cv_min: int | None = setting(None, "observations needed before p is learned (None: n_cv)")
+    n_cv: int = setting(5, "number of cross-validation folds N_cv (the paper: 5)", low=2, high=100)
+    cv_min: int | None = setting(
+        None, "observations needed before p is learned (None: n_cv)", low=1, high=100_000
+    )
     cv_refit: bool = setting(True, "re-fit the partial target GPs' hyperparameters")
 
 
@@ -367,7 +374,9 @@ class TransBO(TransferOptimizer):
 class POGPESettings(TransferSettings):
     """Settings of :class:`POGPE`."""
 
-    target_weight: float = setting(0.5, "weight of the target expert (Section 5.4: 0.5)")
+    target_weight: float = setting(
+        0.5, "weight of the target expert (Section 5.4: 0.5)", low=0.0, high=1.0
+    )
 
 
 class POGPE(TransferOptimizer):
@@ -420,8 +429,16 @@ def _epanechnikov(d: np.ndarray, rho: float) -> np.ndarray:
 class TSTSettings(TransferSettings):
     """Settings of :class:`TST`."""
 
-    variant: str = setting("r", "r (TST-R: rank distance) or m (TST-M: meta-features)")
-    rho: float = setting(0.3, "bandwidth of the Epanechnikov kernel (Section 5.1: 0.3)")
+    variant: str = setting(
+        "r", "r (TST-R: rank distance) or m (TST-M: meta-features)", choices=("r", "m")
+    )
+    rho: float = setting(
+        0.3,
+        "bandwidth of the Epanechnikov kernel (Section 5.1: 0.3)",
+        low=0.0,
+        low_open=True,
+        high=100.0,
+    )
 
 
 class TST(TransferOptimizer):
@@ -492,7 +509,9 @@ class TST(TransferOptimizer):
 class RGPESettings(TransferSettings):
     """Settings of :class:`RGPE`."""
 
-    n_samples: int = setting(100, "posterior draws S per weight estimate (Section 5.1: 100)")
+    n_samples: int = setting(
+        100, "posterior draws S per weight estimate (Section 5.1: 100)", low=1, high=100_000
+    )
 
 
 class RGPE(TransferOptimizer):
@@ -598,7 +617,9 @@ class RGPE(TransferOptimizer):
 class SGPRSettings(TransferSettings):
     """Settings of :class:`SGPR`."""
 
-    alpha: float = setting(0.95, "weight of a level's own data in its std (Section 5.1: 0.95)")
+    alpha: float = setting(
+        0.95, "weight of a level's own data in its std (Section 5.1: 0.95)", low=0.0, high=1.0
+    )
 
 
 class SGPR(TransferOptimizer):
@@ -669,7 +690,10 @@ class SCoTSettings(TransferSettings):
     """Settings of :class:`SCoT`."""
 
     refit_every: int = setting(
-        10, "re-fit the merged GP's hyperparameters every this many target observations"
+        10,
+        "re-fit the merged GP's hyperparameters every this many target observations",
+        low=1,
+        high=100_000,
     )
 
 
@@ -763,7 +787,7 @@ def check_method(name: str) -> str:
     """Return ``name`` if it is a registered method that accepts source tasks, else a
     ``KeyError`` listing the valid ones."""
     if name not in TRANSFER_METHODS:
-        raise KeyError(
+        raise InputKeyError(
             f"unknown transfer method {name!r}; valid methods: {', '.join(TRANSFER_METHODS)}"
         )
     return name

@@ -39,6 +39,7 @@ from nmthpo.benchmark.tables import (
     load_table,
     task_family,
 )
+from nmthpo.errors import InputKeyError, InputTypeError, InputValueError
 from nmthpo.models.gp import GaussianProcess
 
 __all__ = ["SourceTask", "check_sources", "source_task", "source_tasks"]
@@ -87,16 +88,23 @@ def check_sources(target: str, sources: Sequence[str]) -> tuple[str, ...]:
     check_task(target)
     out = tuple(sources)
     for s in out:
-        check_task(s)
+        if not isinstance(s, str):
+            raise InputTypeError(f"sources={list(out)!r}: {s!r} is not a task name")
+        try:
+            check_task(s)
+        except KeyError as exc:
+            raise InputKeyError(f"sources: {exc.args[0] if exc.args else exc}") from None
     if target in out:
-        raise ValueError(f"the target {target!r} cannot also be a source; drop it from sources")
+        raise InputValueError(
+            f"sources={list(out)!r}: the target {target!r} cannot also be a source; drop it"
+        )
     if len(set(out)) != len(out):
-        raise ValueError(f"sources must be distinct; got {list(out)}")
+        raise InputValueError(f"sources={list(out)!r}: sources must be distinct")
     fam = task_family(target)
     same = NMTHPO_TASKS if fam == "nmthpo" else NMTLC_TASKS
     bad = [s for s in out if task_family(s) != fam]
     if bad:
-        raise ValueError(
+        raise InputValueError(
             f"sources {bad} do not share the search space of {target!r}; valid sources: "
             f"{', '.join(t for t in same if t != target)}"
         )

@@ -35,8 +35,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from nmthpo.engine.cache import in_book_cache, read_checked, write_checked
 from nmthpo.engine.cache import key as cache_key
+from nmthpo.engine.cache import read_checked, write_checked
 from nmthpo.studies.ariafar.space_scores import (
     ALL_SCORES,
     compare_spaces,
@@ -321,12 +321,13 @@ def cached_frame(
     """Read the entry ``(kind, params)`` from ``cache_dir``, or compute and store it.
 
     An entry is reused only if its sidecar (``.params.txt``) records this kind and these
-    parameters, its checksum matches (:func:`nmthpo.engine.cache.read_checked`; the book's
-    ``results/scoring``, written before checksums, is accepted without one) and its content
-    has the kind's columns and the parameters' seed sizes, repeats and budgets; a damaged,
-    foreign or stale entry is named in a warning, moved aside (``NAME.bad-N``) and
-    recomputed. A computed frame is checked the same way before it is written
-    (:func:`nmthpo.engine.cache.write_checked`).
+    parameters, its seal matches the file and that record
+    (:func:`nmthpo.engine.cache.read_checked`; the book's ``results/scoring`` too) and its
+    content has the kind's columns and the parameters' seed sizes, repeats and budgets; a
+    damaged, foreign, unsealed or stale entry is named in a warning, moved aside
+    (``NAME.bad-N``; one of the book's cache is left in place and the entry is computed into
+    the user cache) and recomputed. A computed frame is checked the same way before it is
+    written (:func:`nmthpo.engine.cache.write_checked`).
 
     Parameters
     ----------
@@ -351,7 +352,6 @@ def cached_frame(
         record,
         pd.read_parquet,
         lambda f: _frame_problem(kind, params, f),
-        require_checksum=not in_book_cache(pq),
         sidecar=_SIDECAR,
     )
     if cached is not None:
@@ -360,8 +360,12 @@ def cached_frame(
     why = _frame_problem(kind, params, frame)
     if why is not None:
         raise RuntimeError(f"the {kind} experiment computed a bad frame ({why}); not cached")
-    write_checked(pq, lambda p: frame.to_parquet(p, index=False), record, sidecar=_SIDECAR)
-    return pd.read_parquet(pq)
+    # the book's results/scoring is only read at run time: write_checked then writes the
+    # user cache's copy and returns where it wrote
+    written = write_checked(
+        pq, lambda p: frame.to_parquet(p, index=False), record, sidecar=_SIDECAR
+    )
+    return pd.read_parquet(written)
 
 
 def cache_entries(cache_dir: str | Path | None = None) -> list[tuple[str, dict[str, Any], Path]]:

@@ -439,7 +439,7 @@ def cached_table(
     import inspect
     from pathlib import Path
 
-    from nmthpo.engine.cache import cache_for, in_book_cache, key, read_checked, write_checked
+    from nmthpo.engine.cache import cache_for, key, read_checked, write_checked
 
     if kind not in _CACHEABLE:
         raise ValueError(f"unknown kind {kind!r}; valid: {', '.join(_CACHEABLE)}")
@@ -465,7 +465,6 @@ def cached_table(
         payload,
         pd.read_parquet,
         lambda f: _table_problem(kind, args, f),
-        require_checksum=not in_book_cache(path),
     )
     if cached is not None:
         return cached

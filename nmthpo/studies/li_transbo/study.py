@@ -57,6 +57,7 @@ from nmthpo.engine.ranks import (
     weight_curve,
 )
 from nmthpo.engine.runner import RunSpec, default_sources
+from nmthpo.errors import InputKeyError
 from nmthpo.studies.grids import (
     BUDGET,
     CHAPTER_GRID,
@@ -149,7 +150,7 @@ def cache_path(cache_dir: str | Path | None = None) -> Path:
 
 def _setting(name: str) -> ChapterSetting:
     if name not in CHAPTER_GRID:
-        raise KeyError(f"unknown chapter setting {name!r}; valid: {', '.join(CHAPTER_GRID)}")
+        raise InputKeyError(f"unknown chapter setting {name!r}; valid: {', '.join(CHAPTER_GRID)}")
     return CHAPTER_GRID[name]
 
 

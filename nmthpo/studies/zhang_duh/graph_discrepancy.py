@@ -40,6 +40,7 @@ import pandas as pd
 from nmthpo.benchmark.tables import load_table
 from nmthpo.engine.numbers import fmt, fmt_interval
 from nmthpo.engine.stats import bootstrap_mean, paired_difference
+from nmthpo.errors import InputKeyError
 from nmthpo.studies.zhang_duh.single_objective import (
     GRAPH_K_VALUES,
     graph_settings,
@@ -128,7 +129,7 @@ ARMS: dict[str, Arm] = {
 def _check_arms(labels: Sequence[str]) -> None:
     bad = [a for a in labels if a not in ARMS]
     if bad:
-        raise KeyError(f"unknown arms {bad}; valid: {', '.join(ARMS)}")
+        raise InputKeyError(f"unknown arms {bad}; valid: {', '.join(ARMS)}")
 
 
 def arm_ftb(

@@ -47,6 +47,7 @@ import pandas as pd
 
 from nmthpo.benchmark.tables import NMTHPO_TASKS, LookupTable, load_table
 from nmthpo.engine.metrics import curve_quantiles, evaluate_sequences, reference_point, summarise
+from nmthpo.errors import InputKeyError
 from nmthpo.models.ehvi import (
     ehvi,
     hypervolume_2d,
@@ -419,7 +420,7 @@ class ParetoMetrics:
         """
         have = [m for m in methods if (m, task) in self.runs]
         if not have:
-            raise KeyError(f"none of {list(methods)} was run on {task}")
+            raise InputKeyError(f"none of {list(methods)} was run on {task}")
         sign = -1.0 if metric == "fbp" else 1.0
         return min(have, key=lambda m: sign * self.mean(m, task, metric, budget))
 
@@ -603,7 +604,7 @@ def arm_metrics(
 
     bad = [a for a in arms if a not in ARMS]
     if bad:
-        raise KeyError(f"unknown arms {bad}; valid: {', '.join(ARMS)}")
+        raise InputKeyError(f"unknown arms {bad}; valid: {', '.join(ARMS)}")
     parts = []
     for task in tasks:
         for label in arms:

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 import nmthpo.studies.ganapathy.tables as ga
-from nmthpo.engine.cache import sha256_file
+from nmthpo.engine.cache import seal_sidecar
 from nmthpo.engine.stats import check_claims_table
 from nmthpo.studies.ganapathy.tables import (
     baseline_expectation,
@@ -131,8 +131,8 @@ def test_cached_table_recomputes_identically_and_reads_back(tmp_path):
     (direct * 0).to_parquet(parquet)
     side = tmp_path / files[0]
     rec = json.loads(side.read_text())
-    rec["checksum"] = {"sha256": sha256_file(parquet), "bytes": parquet.stat().st_size}
-    side.write_text(json.dumps(rec))
+    rec.pop("checksum")
+    seal_sidecar(parquet, rec)  # a seal of the poisoned file, as a writer would make it
     again = ga.cached_table("variants", cache_dir=tmp_path, seed=0, target=16.0, **kw)
     pd.testing.assert_frame_equal(again, direct * 0)
     fresh = ga.cached_table("variants", cache_dir=tmp_path, use_cache=False, **kw)
