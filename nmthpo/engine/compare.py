@@ -1,4 +1,4 @@
-"""Rank your runs against the book's baselines: ``nmthpo compare`` (issues 13 and 21).
+"""Rank your runs against the book's baselines: ``nmthpo compare``.
 
 A run written by ``nmthpo run`` (a directory with ``spec.json`` and ``results.parquet``) is
 compared with the book's methods on the same task, objective, seed and number of initial rows.
@@ -326,7 +326,6 @@ def check_run_dir(path: str | Path) -> RunDir:
             f"--out {path}` writes {', '.join(RUN_FILES)}); give the directory of a finished run"
         )
     fix = _rerun(path)
-    _check_checksums(path, fix)
     spec = _check_spec(path / "spec.json", fix)
     return RunDir(path, spec, _check_sequences(path / "sequences.ss", fix))
 
@@ -425,6 +424,7 @@ def load_run_dir(path: str | Path) -> RunResult:
     problem = _frame_problem(frame, rd.sequences) or spec.frame_problem(frame)
     if problem is not None:
         raise InputValueError(f"{pq}: damaged or altered: {problem}; {fix}")
+    _check_checksums(rd.path, fix)  # last: the checks above say more about what is wrong
     return RunResult(spec, frame)
 
 

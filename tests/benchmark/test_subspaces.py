@@ -94,7 +94,7 @@ def test_parse_spaces_items_dedup_and_errors(tmp_path):
         parse_spaces("random:x", CONFIGS, rng)
     with pytest.raises(ValueError, match="needs a random generator"):
         parse_spaces("random:3", CONFIGS)
-    with pytest.raises(ValueError, match="not found"):
+    with pytest.raises(ValueError, match="no such file"):
         parse_spaces("@/nonexistent/spaces.txt", CONFIGS)
     with pytest.raises(ValueError, match="empty SPEC"):
         parse_spaces(" , ", CONFIGS)

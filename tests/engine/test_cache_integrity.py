@@ -670,5 +670,5 @@ def test_partial_directory_that_is_a_file_is_refused_before_any_work(tmp_path: P
     assert sorted(p.name for p in tmp_path.iterdir()) == ["partial"]
     cache_file = tmp_path / "cache-file"
     cache_file.write_text("")
-    with pytest.raises(InputValueError, match="cache-file is a file"):
+    with pytest.raises(InputValueError, match="cache-file: is an existing file, not a directory"):
         _run(cache_file)

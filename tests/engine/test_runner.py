@@ -149,7 +149,7 @@ def test_random_search_sw_en_matches_exact_expectation():
         ({"settings": {"k": 10**12}}, ValueError, "1 to 150 (the table's rows)"),
         ({"settings": {"nope": 1}}, KeyError, "has no setting 'nope'"),
         ({"sources": "zh-en"}, TypeError, "sources='zh-en': expected a sequence"),
-        ({"cache_dir": ""}, ValueError, "cache_dir='': give a directory path"),
+        ({"cache_dir": ""}, ValueError, "cache_dir '': empty path; give a directory"),
         ({"cache_dir": 3}, TypeError, "cache_dir=3: expected a path"),
         ({"progress": "no"}, TypeError, "progress='no': expected True or False"),
     ],

@@ -140,7 +140,7 @@ def test_bad_method_paths_are_clear_errors():
         resolve("userpkg.mymod:Nope")
     with pytest.raises(ValueError, match="is not an optimiser"):
         resolve("userpkg.mymod:NotAnOptimizer")
-    with pytest.raises(ValueError, match="expected an optimiser class"):
+    with pytest.raises(TypeError, match="expected an optimiser class"):
         resolve("userpkg.mymod:from_name")
     with pytest.raises(KeyError, match="valid methods: rs"):
         resolve("nope")
