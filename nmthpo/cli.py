@@ -81,6 +81,15 @@ def _one_blas_thread() -> None:
         os.environ.setdefault(var, "1")
 
 
+#: The ``--help`` description of the command (plain text, as every ``--help`` text is).
+DESCRIPTION = (
+    "Hyperparameter optimisation for neural machine translation on lookup tables: list the "
+    "tasks and methods, fetch the data, run an optimiser, score its sample sequences, and "
+    "reproduce the studies of the book's chapters."
+)
+TASK_HELP = "a task of `nmthpo tasks` (e.g. ja-en)"
+
+
 class _Parser(argparse.ArgumentParser):
     """An argument parser whose errors are one line: ``nmthpo: error: ... (see --help)``."""
 
@@ -252,7 +261,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     limits = ", ".join(f"{k.replace('_', ' ')} <= {v:,}" for k, v in LIMITS.items() if k != "seed")
     p = _Parser(
         prog="nmthpo",
-        description=__doc__.splitlines()[0],
+        description=DESCRIPTION,
         epilog=f"Size limits (they keep memory bounded): {limits}. Bad input and a "
         "fault of your own optimiser exit with status 2 and one line naming the problem; "
         "a fault of the environment (a full disk, a read-only place) exits 1; Ctrl-C/SIGTERM "
@@ -269,38 +278,66 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         "tasks",
         help="list every task with its kind (lookup table, learning "
         "curves, synthetic), rows, best value and Pareto size",
+        description="List every task: its kind (lookup table, learning curves or synthetic "
+        "function), its rows, its best value and the size of its Pareto front.",
     )
     t.add_argument("--json", action="store_true", help="a JSON list, one object per task")
     t.set_defaults(func=_cmd_tasks)
     methods_command.register(sub)
 
-    d = sub.add_parser("data", help="fetch or verify the dataset")
+    d = sub.add_parser(
+        "data",
+        help="fetch or verify the dataset",
+        description="Install the dataset (a pinned upstream commit, SHA-256 verified) or "
+        "re-check the installed copy.",
+    )
     dsub = d.add_subparsers(dest="data_command", required=True)
-    f = dsub.add_parser("fetch", help="download (or copy from a mirror) and verify the data")
+    f = dsub.add_parser(
+        "fetch",
+        help="download (or copy from a mirror) and verify the data",
+        description="Download the dataset (or copy it from a local mirror) and verify every "
+        "file against its SHA-256 checksum.",
+    )
     f.add_argument(
         "--mirror",
         help="a local directory with upstream's layout "
         "(default: $NMTHPO_MIRROR, else the pinned upstream commit)",
     )
     f.add_argument("--force", action="store_true", help="re-install even if the copy verifies")
-    dsub.add_parser("verify", help="re-check the installed copy against data/SHA256SUMS")
+    dsub.add_parser(
+        "verify",
+        help="re-check the installed copy against data/SHA256SUMS",
+        description="Re-check every file of the installed copy against data/SHA256SUMS.",
+    )
     d.set_defaults(func=_cmd_data)
 
-    r = sub.add_parser("run", help="run repeated trials of one method on one task")
+    r = sub.add_parser(
+        "run",
+        help="run repeated trials of one method on one task",
+        description="Run repeated trials of one method on one task and write the sample "
+        "sequences (upstream's plain format), the results and the run's spec to --out. "
+        "Example: nmthpo run nmthpo.examples:LocalSearch --task ja-en --trials 20 --jobs 2 "
+        "--out runs/mine",
+    )
     r.add_argument(
         "method",
         help="a registered name (e.g. rs, bo-ei-m, transbo), module:Class "
-        "of your own optimiser (module on PYTHONPATH) or prefix:Name of an adapter "
-        "(e.g. optuna:TPESampler)",
+        "of your own optimiser (module on PYTHONPATH; e.g. nmthpo.examples:LocalSearch) or "
+        "prefix:Name of an adapter (e.g. optuna:TPESampler)",
     )
-    r.add_argument("--task", required=True)
+    r.add_argument("--task", required=True, help=TASK_HELP)
     r.add_argument(
         "--trials",
         type=bounded(1, LIMITS["trials"]),
         default=100,
         help=f"repeated trials ({limit_help('trials')}; default 100)",
     )
-    r.add_argument("--seed", type=bounded(0, LIMITS["seed"]), default=0)
+    r.add_argument(
+        "--seed",
+        type=bounded(0, LIMITS["seed"]),
+        default=0,
+        help=f"base seed: trial t is seeded by (seed, t) ({limit_help('seed')}; default 0)",
+    )
     r.add_argument(
         "--budget",
         type=bounded(1, LIMITS["budget"]),
@@ -315,8 +352,18 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         help="run on the task's learning curves (implied by a multi-fidelity method "
         "such as sh, hb, asha, bohb, or an lc-scratch-* task)",
     )
-    r.add_argument("--objective", choices=["bleu", "pareto"], default="bleu")
-    r.add_argument("--n-init", type=bounded(1, LIMITS["budget"]), default=3)
+    r.add_argument(
+        "--objective",
+        choices=["bleu", "pareto"],
+        default="bleu",
+        help="bleu: maximise BLEU; pareto: maximise BLEU and minimise decoding time (default bleu)",
+    )
+    r.add_argument(
+        "--n-init",
+        type=bounded(1, LIMITS["budget"]),
+        default=3,
+        help="random initial rows per trial (default 3, as the paper)",
+    )
     r.add_argument(
         "--no-stop",
         action="store_true",
@@ -372,12 +419,36 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     )
     r.set_defaults(func=_cmd_run)
 
-    e = sub.add_parser("evaluate", help="score sample sequences (upstream's plain format)")
-    e.add_argument("sequences")
-    e.add_argument("--task", required=True)
-    e.add_argument("--objective", choices=["bleu", "pareto"], default="bleu")
-    e.add_argument("--ties", choices=["value", "first-id"], default="value")
-    e.add_argument("--n-init", type=bounded(0, LIMITS["budget"]), default=3)
+    e = sub.add_parser(
+        "evaluate",
+        help="score sample sequences (upstream's plain format)",
+        description="Score sample sequences (one line per trial, row ids in evaluation "
+        "order, space-separated) with the paper's metrics: ftb, ftc and fb for BLEU; fto, "
+        "fta and fbp for the Pareto objective.",
+    )
+    e.add_argument(
+        "sequences", help="a sequence file, e.g. the sequences.ss that nmthpo run writes"
+    )
+    e.add_argument("--task", required=True, help=TASK_HELP)
+    e.add_argument(
+        "--objective",
+        choices=["bleu", "pareto"],
+        default="bleu",
+        help="which metrics: bleu (ftb, ftc, fb) or pareto (fto, fta, fbp); default bleu",
+    )
+    e.add_argument(
+        "--ties",
+        choices=["value", "first-id"],
+        default="value",
+        help="ftb's target: value (the paper: any row with the best BLEU) or first-id "
+        "(upstream's script: the first row with it); default value",
+    )
+    e.add_argument(
+        "--n-init",
+        type=bounded(0, LIMITS["budget"]),
+        default=3,
+        help="initial rows of each sequence: runtimes are floored at this (default 3)",
+    )
     e.add_argument(
         "--budget",
         type=bounded(1, LIMITS["budget"]),
@@ -390,7 +461,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         default=0.5,
         help="ftc's distance to the best BLEU (finite, >= 0)",
     )
-    e.add_argument("--json", action="store_true")
+    e.add_argument("--json", action="store_true", help="print JSON instead of text")
     e.set_defaults(func=_cmd_evaluate)
 
     for name in COMMAND_MODULES:

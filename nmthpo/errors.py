@@ -3,22 +3,22 @@
 Three kinds of failure reach a user, each with its exit status on the command line
 (:func:`nmthpo.cli.main` prints one line ``nmthpo: error: ...`` and no traceback):
 
-=====================  ===========  ====================================================
-error                  exit status  meaning
-=====================  ===========  ====================================================
-:class:`InputError`    2            an argument, a file, a setting or a name is not
-                                    valid; raised *before any work starts*, by the
-                                    command line and the Python API alike, with the same
-                                    text: it names the argument, the value, what is
-                                    allowed and the fix
-:class:`UserCodeError` 2            the user's own optimiser or function raised, or
-                                    returned what the protocol does not allow; names the
-                                    method, the trial and the exception (``--traceback``
-                                    shows the rest)
-:class:`FaultError`    1            the environment failed under a run: a full disk, a
-                                    read-only or vanished directory; nothing half-written
-                                    is left, and a rerun after the fault is fixed resumes
-=====================  ===========  ====================================================
+======================  ===========  ====================================================
+error                   exit status  meaning
+======================  ===========  ====================================================
+:class:`InputError`     2            an argument, a file, a setting or a name is not
+                                     valid; raised *before any work starts*, by the
+                                     command line and the Python API alike, with the same
+                                     text: it names the argument, the value, what is
+                                     allowed and the fix
+:class:`UserCodeError`  2            the user's own optimiser or function raised, or
+                                     returned what the protocol does not allow; names the
+                                     method, the trial and the exception (``--traceback``
+                                     shows the rest)
+:class:`FaultError`     1            the environment failed under a run: a full disk, a
+                                     read-only or vanished directory; nothing half-written
+                                     is left, and a rerun after the fault is fixed resumes
+======================  ===========  ====================================================
 
 An :class:`InputError` is also a :class:`ValueError` (:class:`InputValueError`; an unknown
 name, :class:`InputKeyError`, is a ValueError and a :class:`KeyError`) or a :class:`TypeError`

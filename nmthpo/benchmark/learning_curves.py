@@ -11,7 +11,7 @@ in checkpoints. A :class:`LearningCurveTable` is the *learning-curve view* of a 
 * ``lc-scratch-<pair>`` (six from-scratch Transformer sets): perplexity per checkpoint,
   minimised (those records have no BLEU curve).
 
-Conventions (issue 14, Deliver 1):
+Conventions:
 
 * checkpoint ``k`` is 1-based: ``k`` checkpoints trained; training a configuration from
   checkpoint ``j`` to ``k`` costs ``k - j`` checkpoints (a promoted configuration resumes);
@@ -103,7 +103,7 @@ class LearningCurveTable:
         Configuration features in [0, 1] (the lookup table's encoding for fine-tuned tasks;
         log-scaled hyperparameters for scratch sets), for model-based methods.
     raw : ndarray of shape (n, max_len)
-        Raw values per checkpoint, NaN after a curve's end.
+        Raw values per checkpoint, ``NaN`` after a curve's end.
     best : ndarray of shape (n, max_len)
         Best-so-far values, carried flat after a curve's end (complete at its last checkpoint).
     lengths : ndarray of int, shape (n,)

@@ -98,7 +98,7 @@ class LookupTable:
     configs : DataFrame
         Raw hyperparameters, one named column each (Table 1 of the paper).
     metrics : DataFrame
-        The recorded metrics (:data:`METRICS` for NMTHPO); ``gpu_memory`` is NaN where the
+        The recorded metrics (:data:`METRICS` for NMTHPO); ``gpu_memory`` is ``NaN`` where the
         data records 0 ("not recorded", per the dataset README).
     scaled : ndarray of shape (n, d)
         Upstream's per-dataset [0, 1] scaling as stored in ``.hyps_scaled`` (three decimals)

@@ -1,4 +1,4 @@
-"""The one task registry: every task of the package, with its kind (issue 22).
+"""The one task registry: every task of the package, with its kind.
 
 :data:`REGISTRY` holds one :class:`Task` per name; every other list of task names is derived
 from it: :data:`nmthpo.benchmark.tables.TASKS` (``NMTHPO_TASKS``, ``NMTLC_TASKS``),

@@ -14,9 +14,16 @@ import json
 import math
 from typing import Any
 
-__all__ = ["HELP", "register"]
+__all__ = ["DESCRIPTION", "HELP", "register"]
 
 HELP = "the ledger: every claim of the four papers, ours with its interval, and the verdict"
+#: The ``--help`` description (plain text).
+DESCRIPTION = (
+    "The ledger: one line per claim of the four papers with its id, our verdict, our value "
+    "with its 95 % interval, the paper's value and the statement. Reads the book's ledger "
+    "results/claims.csv (written by make results); --recompute evaluates the claims on the "
+    "book's cached runs instead."
+)
 
 
 def _value(v: Any) -> Any:
@@ -90,7 +97,7 @@ def register(subparsers: Any) -> None:
     from nmthpo.engine.verdicts import VERDICTS
     from nmthpo.studies.ledger import PAPERS, SOURCES
 
-    p = subparsers.add_parser("claims", help=HELP)
+    p = subparsers.add_parser("claims", help=HELP, description=DESCRIPTION)
     p.add_argument("--json", action="store_true", help="every field, as JSON")
     p.add_argument(
         "--paper",

@@ -1,4 +1,4 @@
-"""``nmthpo compare``: rank your runs against the book's baselines (issues 13 and 21).
+"""``nmthpo compare``: rank your runs against the book's baselines.
 
 ``nmthpo compare RUN_DIR [RUN_DIR ...] --task T [--json] [--plot FILE]`` reads directories
 written by ``nmthpo run`` and compares them with the book's methods on the same task,
@@ -11,7 +11,7 @@ of the book's cache that holds their runs come from the experiment registry
 Before any baseline is loaded the command checks the runs (a run of another task than
 ``--task`` is an error naming it: exit status 2) and prints to stderr when the design cannot
 reach significance (``nmthpo: warning: 6 paired trials: the smallest attainable corrected p is
-0.25 ...; use at least 10 paired trials``) and when runs of different lengths are cut to their
+0.25 ...; use at least 9 paired trials``) and when runs of different lengths are cut to their
 common trials; ``--json`` holds the same in its ``design`` object.
 
 Every refusal comes before pandas, SciPy or a table is loaded (:func:`check_args`, which the
@@ -37,11 +37,20 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-__all__ = ["HELP", "check_args", "parse_baselines", "register"]
+__all__ = ["DESCRIPTION", "HELP", "check_args", "parse_baselines", "register"]
 
 HELP = (
     "rank runs of `nmthpo run` against the book's baselines (intervals, paired tests, "
     "critical differences)"
+)
+#: The ``--help`` description (plain text).
+DESCRIPTION = (
+    "Rank your runs against the book's baselines on the same task, objective, seed and "
+    "trials. Reads directories written by nmthpo run --out and tests each of your runs "
+    "against each baseline and your runs among themselves (Wilcoxon's signed-rank test, "
+    "Holm's correction over the pairs). --task all pools every task of the runs and ranks the "
+    "methods across tasks (average ranks, Friedman test, Nemenyi critical difference). "
+    "Example: nmthpo compare runs/mine --task ja-en"
 )
 
 
@@ -309,7 +318,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
 
 def register(subparsers: Any) -> None:
     """Add the ``compare`` subcommand to ``subparsers``."""
-    p = subparsers.add_parser("compare", help=HELP)
+    p = subparsers.add_parser("compare", help=HELP, description=DESCRIPTION)
     p.add_argument(
         "run_dirs",
         nargs="+",
@@ -330,11 +339,21 @@ def register(subparsers: Any) -> None:
         help="pairs to test (Holm over them): your runs against each baseline and "
         "among themselves (mine, default), or every pair (all)",
     )
-    p.add_argument("--ties", choices=["value", "first-id"], default="value")
+    p.add_argument(
+        "--ties",
+        choices=["value", "first-id"],
+        default="value",
+        help="ftb's target: value (the paper: any row with the best BLEU) or first-id "
+        "(upstream's script: the first row with it); default value",
+    )
     p.add_argument(
         "--metric", default=None, help="primary metric (default ftb; fto for Pareto runs)"
     )
-    p.add_argument("--json", action="store_true")
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="print JSON: the design, the leaderboard and the paired tests",
+    )
     p.add_argument(
         "--plot",
         default=None,

@@ -19,15 +19,22 @@ from typing import Any
 
 from nmthpo.commands.arguments import LIMITS, bounded, int_list, limit_help
 
-__all__ = ["HELP", "format_study", "register", "run_command"]
+__all__ = ["DESCRIPTION", "HELP", "format_study", "register", "run_command"]
 
 HELP = "Ganapathy (2020) Tables 2-4: genetic algorithm vs random baseline"
+#: The ``--help`` description (plain text).
+DESCRIPTION = (
+    "Reproduce Ganapathy (2020), Tables 2-4: for each initial population size, count the "
+    "individuals the steady-state genetic algorithm and a random baseline add (initial "
+    "population included) until one reaches the target BLEU, per trial and on average, "
+    "beside the paper's counts and the differences (Table 4)."
+)
 
 
 def register(subparsers: Any) -> None:
     """Add the ``ga-study`` subcommand to an ``argparse`` subparsers object."""
-    p = subparsers.add_parser("ga-study", help=HELP)
-    p.add_argument("--task", default="ja-en")
+    p = subparsers.add_parser("ga-study", help=HELP, description=DESCRIPTION)
+    p.add_argument("--task", default="ja-en", help="a lookup-table task (default ja-en)")
     p.add_argument(
         "--target",
         type=float,
@@ -53,8 +60,17 @@ def register(subparsers: Any) -> None:
         default=3,
         help=f"trials ({limit_help('trials')}; default 3)",
     )
-    p.add_argument("--seed", type=bounded(0, LIMITS["seed"]), default=0)
-    p.add_argument("--json", action="store_true")
+    p.add_argument(
+        "--seed",
+        type=bounded(0, LIMITS["seed"]),
+        default=0,
+        help=f"base seed of the trials ({limit_help('seed')}; default 0)",
+    )
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="print JSON: the averages, per-trial counts, differences and the paper's values",
+    )
     p.set_defaults(func=run_command)
 
 

@@ -17,9 +17,15 @@ import json
 import textwrap
 from typing import Any
 
-__all__ = ["HELP", "method_info", "methods_info", "register"]
+__all__ = ["DESCRIPTION", "HELP", "method_info", "methods_info", "register"]
 
 HELP = "list every method with its kind, settings (defaults, help) and description"
+#: The ``--help`` description (plain text).
+DESCRIPTION = (
+    "List every registered method with its kind, description and settings: name, type, "
+    "default, allowed values and a one-line help. A default marked * is fixed by the "
+    "method's registry entry; --set NAME=VALUE of nmthpo run overrides either."
+)
 
 #: Width of the text output.
 WIDTH = 100
@@ -44,7 +50,7 @@ _ADAPTERS: dict[str, tuple[str, str, str, str]] = {
 
 def register(sub: Any) -> None:
     """Add the ``methods`` sub-command to ``sub`` (argparse sub-parsers)."""
-    p = sub.add_parser("methods", help=HELP, description=__doc__.splitlines()[0])
+    p = sub.add_parser("methods", help=HELP, description=DESCRIPTION)
     p.add_argument(
         "--json", action="store_true", help="a JSON list, one object per registered method"
     )

@@ -14,9 +14,17 @@ from typing import Any
 
 from nmthpo.commands.arguments import LIMITS, bounded, limit_help
 
-__all__ = ["HELP", "register"]
+__all__ = ["DESCRIPTION", "HELP", "register"]
 
 HELP = "transfer-learning HPO (TransBO and baselines)"
+#: The ``--help`` description (plain text).
+DESCRIPTION = (
+    "Repeated transfer-learning HPO trials (Li et al. 2022, Section 5): a method searches "
+    "the target task with the sampled evaluations of the source tasks. Writes "
+    "trajectories.parquet (one line per repetition and step: row, BLEU, target and source "
+    "weights, seconds per suggestion), sequences.ss, target_weights.csv and spec.json to "
+    "--out."
+)
 
 
 def _cmd_transfer(args: argparse.Namespace) -> int:
@@ -48,14 +56,14 @@ def _cmd_transfer(args: argparse.Namespace) -> int:
 
 def register(subparsers: Any) -> None:
     """Add the ``transfer`` subcommand to ``subparsers``."""
-    p = subparsers.add_parser("transfer", help=HELP)
+    p = subparsers.add_parser("transfer", help=HELP, description=DESCRIPTION)
     p.add_argument(
         "method",
         help="transbo, rs, igp, scot, sgpr, pogpe, tst, tstm, rgpe, an "
         "ablation (transbo-ms, pogpe-ms, tst-ms, rgpe-ms), or module:Class of a "
         "transfer optimiser",
     )
-    p.add_argument("--target", required=True)
+    p.add_argument("--target", required=True, help="the target task (e.g. ja-en)")
     p.add_argument(
         "--sources",
         default=None,
@@ -80,7 +88,12 @@ def register(subparsers: Any) -> None:
         default=30,
         help=f"repetitions ({limit_help('trials')}; default 30)",
     )
-    p.add_argument("--seed", type=bounded(0, LIMITS["seed"]), default=0)
+    p.add_argument(
+        "--seed",
+        type=bounded(0, LIMITS["seed"]),
+        default=0,
+        help=f"base seed of the repetitions ({limit_help('seed')}; default 0)",
+    )
     p.add_argument(
         "--jobs",
         type=bounded(1, LIMITS["jobs"]),

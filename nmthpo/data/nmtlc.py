@@ -181,7 +181,7 @@ def load_nmtlc() -> pd.DataFrame:
           scratch models, vocabulary size for LLMs), ``r`` (LoRA rank; 0 for scratch);
         * ``perplexity_curve`` (list of dev perplexities per checkpoint), ``bleu_curve``
           (list of dev BLEU per checkpoint, ``None`` where absent: scratch records have none),
-          ``perplexity_optimal``, ``bleu_optimal`` (NaN where absent), ``max_len`` (as given;
+          ``perplexity_optimal``, ``bleu_optimal`` (``NaN`` where absent), ``max_len`` (as given;
           upstream calls it the number of checkpoints, but in the file it is constant per
           dataset and equals the longest curve of that dataset);
         * ``task_name``: ``"lc-<task>-<src>-<trg>"``, one registry name per (task, language

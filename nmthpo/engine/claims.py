@@ -113,9 +113,9 @@ class Estimate:
     Attributes
     ----------
     value : float
-        The point estimate (NaN where the statistic is undefined).
+        The point estimate (``NaN`` where the statistic is undefined).
     low, high : float
-        The 95 % interval (NaN where none can be computed; the verdict is then
+        The 95 % interval (``NaN`` where none can be computed; the verdict is then
         ``not testable``).
     text : str, optional
         How to show ``value`` when a bare number would mislead ("3 of 6").

@@ -1329,7 +1329,7 @@ def _normalised(comp: Comparison, name: str) -> np.ndarray:
 
 
 def dumps(obj: Any) -> str:
-    """JSON text of a comparison (NaN as null)."""
+    """JSON text of a comparison (``NaN`` as null)."""
 
     def clean(x: Any) -> Any:
         if isinstance(x, dict):

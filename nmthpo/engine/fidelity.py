@@ -5,7 +5,7 @@
 (:func:`nmthpo.benchmark.learning_curves.load_curves`). The engine owns what the optimiser
 must not: the budget, the simulated workers and their clock, the log and the recommendation.
 
-Cost and time (issue 14, Deliver 1)
+Cost and time
     A job ``(row, k)`` trains ``row`` up to checkpoint ``k``; it reaches ``min(k, length)``
     (a curve that ended early is complete) and is charged only the checkpoints it adds to
     what ``row`` already trained (promotion resumes). A job that would take the trial's
@@ -79,7 +79,7 @@ __all__ = [
     "simulate_trial",
 ]
 
-#: Columns of ``evaluations.parquet`` (issue 14, Deliver 3).
+#: Columns of ``evaluations.parquet``.
 EVALUATION_COLUMNS: tuple[str, ...] = ("trial", "step", "row", "checkpoint", "value", "cost")
 #: Columns of ``recommendations.parquet``.
 RECOMMENDATION_COLUMNS: tuple[str, ...] = ("trial", "row", "final_value", "cost")

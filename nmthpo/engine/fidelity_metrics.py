@@ -1,4 +1,4 @@
-"""Metrics of multi-fidelity runs (issue 14, Deliver 4), from a run's log.
+"""Metrics of multi-fidelity runs, from a run's log.
 
 Every function takes the frame of :class:`nmthpo.engine.fidelity.CurveRunResult` (one line per
 finished job, with the ``recommended`` row after it) and the learning-curve table, and returns
@@ -33,7 +33,7 @@ def anytime_regret(frame: pd.DataFrame, table: LearningCurveTable, costs: np.nda
     """Regret of the recommendation after ``costs`` checkpoints, shape ``(trials, costs)``.
 
     The recommendation at cost ``c`` is the one after the last job whose cumulative cost is
-    at most ``c``; NaN where no job had finished yet.
+    at most ``c``; ``NaN`` where no job had finished yet.
     """
     regret = table.regret(table.final)
     c = np.asarray(costs, dtype=float)

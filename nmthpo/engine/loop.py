@@ -67,7 +67,7 @@ class Recorder(Protocol):
 
 class SurrogateMSE:
     """Mean squared error of ``opt.predict_mean()`` against ``truth`` after every ``tell``
-    (NaN for optimisers without a surrogate): the curves of Figure 6 (Zhang & Duh 2020)."""
+    (``NaN`` for optimisers without a surrogate): the curves of Figure 6 (Zhang & Duh 2020)."""
 
     reads = "predict_mean()"
 
@@ -85,7 +85,7 @@ class SurrogateMSE:
 
 class TransferWeights:
     """Target weight and the ``n_sources`` source weights of a transfer optimiser's surrogate
-    when it chose each row (NaN for initial rows, for optimisers without weights and for
+    when it chose each row (``NaN`` for initial rows, for optimisers without weights and for
     source weights of another length)."""
 
     reads = "reading attributes target_weights, source_weights"

@@ -18,7 +18,7 @@ Multiobjective (Pareto set of max BLEU / min decoding time):
 * ``fto`` -- runtime to find one Pareto-optimal row; ``fta`` -- to find all of them;
 * ``fbp`` -- number of Pareto-optimal rows among the first ``budget`` (default 50).
 
-A target never reached within a (truncated) sequence gives NaN. Summary statistics use the
+A target never reached within a (truncated) sequence gives ``NaN``. Summary statistics use the
 population standard deviation (``ddof=0``), as numpy's default and upstream's script do.
 """
 
@@ -138,7 +138,7 @@ def write_sequences(path: str | Path, sequences: Iterable[Sequence[int]]) -> Non
 
 # -- single-trial metrics -----------------------------------------------------------------------
 def runtime_to(hits: np.ndarray, n_init: int = 3) -> float:
-    """1-based position of the first True in ``hits``, floored at ``n_init``; NaN if none."""
+    """1-based position of the first True in ``hits``, floored at ``n_init``; ``NaN`` if none."""
     idx = np.flatnonzero(np.asarray(hits, dtype=bool))
     if idx.size == 0:
         return float("nan")
@@ -322,7 +322,7 @@ def regret_curve(sequence: SequenceLike, bleu: np.ndarray, length: int | None = 
 
 
 def curve_quantiles(curves: np.ndarray, qs: Sequence[float] = (0.25, 0.5, 0.75)) -> np.ndarray:
-    """Quantiles over trials (axis 0) of a (trials, steps) array of curves; NaN-aware."""
+    """Quantiles over trials (axis 0) of a (trials, steps) array of curves; ``NaN``-aware."""
     return np.nanquantile(np.asarray(curves, dtype=float), qs, axis=0)
 
 

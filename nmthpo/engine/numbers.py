@@ -42,7 +42,7 @@ def _auto_decimals(scale: float) -> int:
 def fmt(value: float | int | None, quantity: str = "auto", scale: float | None = None) -> str:
     """``value`` as the book prints it for ``quantity`` (:data:`DECIMALS`).
 
-    NaN and None print as ``n/a``; ``-0.0`` prints without its sign. ``scale`` (``auto``
+    ``NaN`` and None print as ``n/a``; ``-0.0`` prints without its sign. ``scale`` (``auto``
     only): format as a number of that magnitude would be, so that the ends of an interval share
     one precision.
 

@@ -461,7 +461,7 @@ def run_trial(spec: RunSpec, trial: int) -> dict[str, np.ndarray]:
     -------
     dict
         ``row``; with ``record_mse`` also ``mse`` (surrogate MSE after each evaluation); for a
-        transfer run also ``target_weight`` (NaN for initial rows and methods without one),
+        transfer run also ``target_weight`` (``NaN`` for initial rows and methods without one),
         ``source_weights`` (rows x sources) and ``seconds`` (wall time of each suggestion, 0
         for initial rows).
 

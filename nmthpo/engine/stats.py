@@ -98,7 +98,7 @@ def paired_bootstrap(
     Returns
     -------
     (estimate, low, high) : tuple of float
-        ``low, high`` are NaN when no resample gives a finite statistic.
+        ``low, high`` are ``NaN`` when no resample gives a finite statistic.
 
     Examples
     --------
@@ -179,7 +179,7 @@ def normal_interval(estimate: float, se: float, level: float = CONFIDENCE) -> tu
     """``estimate -/+ z * se`` with ``z`` the normal quantile of ``level`` (1.96 at 95 %).
 
     For a mean of many independent draws whose standard error is known (Chapter 5's
-    simulation means); NaN when ``se`` is not finite.
+    simulation means); ``NaN`` when ``se`` is not finite.
 
     >>> [round(v, 3) for v in normal_interval(10.0, 1.0)]
     [8.04, 11.96]

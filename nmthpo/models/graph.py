@@ -170,7 +170,7 @@ class GraphSurrogate:
         return grf_posterior(self.W, self.inverse(), self.unlabelled, L, y, self.eps)
 
     def eif(self, method: str = "fast", mode: str = "text") -> np.ndarray:
-        """Expected influence of every unlabelled row (NaN on labelled rows).
+        """Expected influence of every unlabelled row (``NaN`` on labelled rows).
 
         ``method`` is ``"fast"`` (:func:`eif_scores_fast`) or ``"naive"``
         (:func:`eif_scores_naive`); ``mode`` is ``"text"`` or ``"gbopt"``.

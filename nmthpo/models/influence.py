@@ -237,13 +237,13 @@ def eif_scores_naive(
         :func:`monotone_probability`. ``values`` must be in evaluation order (the pivot is
         the first best).
     candidates : int array, optional
-        Score only these unlabelled rows (the others stay NaN); default all (for timing a
+        Score only these unlabelled rows (the others stay ``NaN``); default all (for timing a
         subset on large tables).
 
     Returns
     -------
     ndarray of shape (n,)
-        Scores of the unlabelled rows; NaN on labelled rows.
+        Scores of the unlabelled rows; ``NaN`` on labelled rows.
     """
     _check_mode(mode)
     W = np.asarray(W, dtype=float)
@@ -299,7 +299,7 @@ def eif_scores_fast(
     Returns
     -------
     ndarray of shape (n,)
-        Scores of the unlabelled rows; NaN on labelled rows.
+        Scores of the unlabelled rows; ``NaN`` on labelled rows.
     """
     _check_mode(mode)
     W = np.asarray(W, dtype=float)

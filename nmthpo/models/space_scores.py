@@ -432,7 +432,7 @@ def faithfulness(
 
     The paper calls a score faithful if it preserves the ranking the empirical criterion
     induces. Per budget (column) we report Kendall's tau-b and Spearman's rho
-    (:mod:`scipy.stats`; NaN when either score is constant over the spaces), ``top1`` --
+    (:mod:`scipy.stats`; ``NaN`` when either score is constant over the spaces), ``top1`` --
     whether the predicted best space (first argmax) is an empirical best (ties count) -- and
     ``regret``, the empirical best minus the empirical score of the predicted best.
 

@@ -230,7 +230,7 @@ class GPBO(TableOptimizer):
         """Posterior mean BLEU of every row given all observations so far, shape (n,).
 
         Uses the GP the next ``ask`` will use (computed once and cached), so calling this does
-        not change the optimiser's choices. All NaN before the first observation.
+        not change the optimiser's choices. All ``NaN`` before the first observation.
         """
         if not self.rows:
             return np.full(self.n, np.nan)

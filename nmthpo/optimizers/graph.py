@@ -190,7 +190,7 @@ class GraphSMBO(TableOptimizer):
         self.surrogate.add(int(row), value)
 
     def scores(self) -> np.ndarray:
-        """Acquisition value of every row (NaN or meaningless on evaluated rows)."""
+        """Acquisition value of every row (``NaN`` or meaningless on evaluated rows)."""
         if not self.rows:
             return np.zeros(self.n)
         if self.acquisition == "eif":

@@ -272,7 +272,7 @@ class ParetoSMBO(TableOptimizer):
         return self.argmax_candidate(self.scores())
 
     def predict_mean(self) -> np.ndarray:
-        """The BLEU surrogate's posterior mean for every row, shape (n,) (NaN before data)."""
+        """The BLEU surrogate's posterior mean for every row, shape (n,) (``NaN`` before data)."""
         if not self.rows:
             return np.full(self.n, np.nan)
         if self.surrogate == "gp":

@@ -5,7 +5,7 @@ name, fixed settings and what the method supports):
 
 * a registered name of :data:`METHODS` -- the single-task methods of Zhang & Duh (2020) and
   Ganapathy (2020), the transfer methods of Li et al. (2022, Section 5.1) and the
-  multi-fidelity methods over the NMTLC learning curves (issue 14; ``fidelity=True``) (one
+  multi-fidelity methods over the NMTLC learning curves (``fidelity=True``) (one
   ``rs``: random search works with and without source tasks, and on a learning-curve task it
   is random search at full fidelity, its ``fidelity_cls``);
 * ``"module:Class"`` -- any optimiser class importable from ``module`` (e.g. a user's own, on
@@ -357,7 +357,7 @@ METHODS: dict[str, MethodSpec] = {
     "pogpe-ms": _transfer("POGPE", {"source_only": True}, "POGPE, source part only"),
     "tst-ms": _transfer("TST", {"variant": "r", "source_only": True}, "TST-R, source part only"),
     "rgpe-ms": _transfer("RGPE", {"source_only": True}, "RGPE, source part only"),
-    # multi-fidelity methods over the NMTLC learning curves (issue 14; Chapter 7)
+    # multi-fidelity methods over the NMTLC learning curves (Chapter 7)
     "sh": _fidelity(
         "halving",
         "SuccessiveHalving",

@@ -5,8 +5,11 @@ state, nothing shown or saved); notebooks display it, tests inspect it. The func
 :mod:`~nmthpo.plots.benchmark_tables` (Chapter 1), :mod:`~nmthpo.plots.single_objective` and
 :mod:`~nmthpo.plots.graph_discrepancy` (2),
 :mod:`~nmthpo.plots.multiobjective` (3), :mod:`~nmthpo.plots.transfer` (4),
-:mod:`~nmthpo.plots.genetic` (5) and :mod:`~nmthpo.plots.space_scores` (6), drawn in the style
-of :mod:`~nmthpo.plots.style`; all are re-exported here (``plots.bleu_histograms(...)``).
+:mod:`~nmthpo.plots.genetic` (5) and :mod:`~nmthpo.plots.space_scores` (6), with
+:mod:`~nmthpo.plots.multifidelity` (7) and :mod:`~nmthpo.plots.compare` (8, ``nmthpo
+compare``), drawn in the style of :mod:`~nmthpo.plots.style` (one colour-blind-safe palette,
+one style per method, text readable at the book's width); the first six are re-exported
+here (``plots.bleu_histograms(...)``).
 """
 
 from __future__ import annotations
@@ -46,7 +49,7 @@ from nmthpo.plots.space_scores import (
     preferred_size_plot,
     score_scatter,
 )
-from nmthpo.plots.style import METHOD_COLOURS, METRIC_LABELS
+from nmthpo.plots.style import METHOD_COLOURS, METHOD_STYLES, METRIC_LABELS, method_style
 from nmthpo.plots.transfer import (
     TRANSFER_COLOURS,
     TRANSFER_VALUE_LABELS,
@@ -58,6 +61,7 @@ from nmthpo.plots.transfer import (
 
 __all__ = [
     "METHOD_COLOURS",
+    "METHOD_STYLES",
     "METRIC_LABELS",
     "PARETO_COLOURS",
     "REGRET_ZERO",
@@ -79,6 +83,7 @@ __all__ = [
     "hypervolume_grid",
     "importance_bars",
     "k_sensitivity_plot",
+    "method_style",
     "metric_distributions",
     "overhead_plot",
     "plot_front_evolution",

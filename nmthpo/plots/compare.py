@@ -11,12 +11,12 @@ import io
 import warnings
 from pathlib import Path
 
-import matplotlib
 import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from nmthpo.engine.compare import Comparison, TaskRanking
+from nmthpo.plots.style import book_figure, method_styles, shared_legend
 
 __all__ = ["cd_diagram", "leaderboard_plot", "runtime_ecdf", "save_comparison_figure"]
 
@@ -30,61 +30,79 @@ _LABELS = {
 }
 
 
+def _mine(comp: Comparison, name: object) -> bool:
+    return comp.sources.get(str(name), "") == "run directory"
+
+
 def _leaderboard_ax(ax: Axes, comp: Comparison, m: str) -> None:
+    """Mean and interval per method, in the method's colour and marker (those of the ECDF's
+    legend); your runs' names in bold."""
     board = comp.leaderboard(m)
+    styles = method_styles(str(n) for n in board.index)
     y = np.arange(len(board))[::-1]
     for yi, (name, row) in zip(y, board.iterrows(), strict=True):
-        mine = comp.sources.get(str(name), "") == "run directory"
+        st = styles[str(name)]
         ax.errorbar(
             row["mean"],
             yi,
             xerr=[[row["mean"] - row["ci_low"]], [row["ci_high"] - row["mean"]]],
-            fmt="o",
-            color="#C44E52" if mine else "#4C4C4C",
+            fmt=st.marker,
+            ms=7 if _mine(comp, name) else 5,
+            color=st.colour,
+            lw=2.2 if _mine(comp, name) else 1.2,
             capsize=3,
         )
     ax.set_yticks(y, [str(n) for n in board.index])
-    ax.set_xlabel(f"{m}: {_LABELS.get(m, m)} (mean, 95% CI)")
-    ax.set_title(f"{comp.task}: {comp.trials} paired trials (red: your runs)")
+    for label, name in zip(ax.get_yticklabels(), board.index, strict=True):
+        if _mine(comp, name):
+            label.set_fontweight("bold")
+    ax.set_xlabel(f"{m}: {_LABELS.get(m, m)}\n(mean, 95% CI)")
+    ax.set_title(f"{comp.task}: {comp.trials} paired trials (bold: your runs)")
     ax.grid(axis="x", alpha=0.3)
 
 
 def _ecdf_ax(ax: Axes, comp: Comparison, m: str) -> None:
-    cmap = matplotlib.colormaps["tab10"]
-    for i, name in enumerate(comp.leaderboard(m).index):
-        v = np.sort(comp.values[str(name)][m].to_numpy(dtype=float))
+    """One step curve per method in the method's style; your runs thick."""
+    names = [str(n) for n in comp.leaderboard(m).index]
+    styles = method_styles(names)
+    for name in names:
+        v = np.sort(comp.values[name][m].to_numpy(dtype=float))
         share = np.arange(1, v.size + 1) / v.size
-        mine = comp.sources.get(str(name), "") == "run directory"
         ax.step(
             v,
             share,
             where="post",
-            label=str(name),
-            color=cmap(i % 10),
-            lw=2.2 if mine else 1.2,
-            ls="-" if mine else "--",
+            label=name,
+            lw=2.4 if _mine(comp, name) else 1.2,
+            **styles[name].line(),
         )
     ax.set_xlabel(_LABELS.get(m, m))
-    ax.set_ylabel("share of trials with a value <= x")
-    ax.set_title(f"{comp.task}: runtime ECDF ({m})")
-    ax.legend(fontsize=7, ncols=2)
+    ax.set_ylabel("share of trials with a value ≤ x")
+    ax.set_title(f"{comp.task}: runtime ECDF of {m} (thick: your runs)")
     ax.grid(alpha=0.3)
 
 
+@book_figure
 def leaderboard_plot(comp: Comparison, metric: str | None = None) -> Figure:
-    """Mean of ``metric`` per method with its 95 % bootstrap interval, best first."""
-    fig = Figure(figsize=(6.0, 0.35 * len(comp.values) + 1.2), layout="constrained")
+    """Mean of ``metric`` per method with its 95 % bootstrap interval, best first; each method
+    in its colour and marker (:func:`nmthpo.plots.style.method_style`), your runs in bold."""
+    fig = Figure(figsize=(6.0, 0.35 * len(comp.values) + 1.5), layout="constrained")
     _leaderboard_ax(fig.add_subplot(), comp, metric or comp.metric)
     return fig
 
 
+@book_figure
 def runtime_ecdf(comp: Comparison, metric: str | None = None) -> Figure:
-    """Empirical CDF over trials of ``metric`` (for a runtime: share of trials done by *x*)."""
-    fig = Figure(figsize=(6.0, 3.6), layout="constrained")
-    _ecdf_ax(fig.add_subplot(), comp, metric or comp.metric)
+    """Empirical CDF over trials of ``metric`` (for a runtime: share of trials done by *x*);
+    your runs thick."""
+    fig = Figure(figsize=(6.0, 4.2), layout="constrained")
+    ax = fig.add_subplot()
+    _ecdf_ax(ax, comp, metric or comp.metric)
+    shared_legend(fig, ax)
     return fig
 
 
+@book_figure
 def cd_diagram(ranking: TaskRanking) -> Figure:
     """Critical-difference diagram of the average ranks over tasks (``autorank``'s drawing)."""
     from autorank import plot_stats
@@ -110,9 +128,11 @@ def save_comparison_figure(obj: Comparison | TaskRanking, path: str | Path) -> P
     return path
 
 
+@book_figure
 def _two_panels(comp: Comparison) -> Figure:
-    fig = Figure(figsize=(12.5, max(3.8, 0.35 * len(comp.values) + 1.2)), layout="constrained")
+    fig = Figure(figsize=(12.5, max(4.2, 0.35 * len(comp.values) + 1.5)), layout="constrained")
     left, right = fig.subplots(1, 2)
     _leaderboard_ax(left, comp, comp.metric)
     _ecdf_ax(right, comp, comp.metric)
+    shared_legend(fig, right)
     return fig

@@ -11,11 +11,20 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from nmthpo.plots.style import METHOD_COLOURS, require_columns
+from nmthpo.plots.style import (
+    MAX_WIDTH_IN,
+    METHOD_STYLES,
+    OKABE_ITO,
+    book_figure,
+    require_columns,
+    series_style,
+    shared_legend,
+)
 
 __all__ = ["ga_tables_plot", "count_ecdf_plot", "variant_plot", "fair_edge_plot"]
 
 
+@book_figure
 def ga_tables_plot(
     ga: pd.DataFrame, baseline: pd.DataFrame, difference: pd.DataFrame, k: float = 2.0
 ) -> Figure:
@@ -30,11 +39,11 @@ def ga_tables_plot(
         require_columns(
             f, ("average", "paper", "se"), "nmthpo.studies.ganapathy.tables.paper_comparison"
         )
-    fig = Figure(figsize=(9.6, 3.6), layout="constrained")
+    fig = Figure(figsize=(MAX_WIDTH_IN, 4.6), layout="constrained")
     left, right = fig.subplots(1, 2)
     for frame, label, col in (
-        (ga, "GA", METHOD_COLOURS["ga"]),
-        (baseline, "random baseline", METHOD_COLOURS["rs"]),
+        (ga, "GA", METHOD_STYLES["ga"].colour),
+        (baseline, "random baseline", METHOD_STYLES["rs"].colour),
     ):
         m = frame.index.to_numpy()
         left.errorbar(
@@ -50,7 +59,6 @@ def ga_tables_plot(
     left.set_xlabel("initial population size")
     left.set_ylabel("individuals until BLEU ≥ target")
     left.set_title("Tables 2 and 3")
-    left.legend(fontsize=9)
     m = difference.index.to_numpy()
     right.axhline(0.0, color="#999999", lw=0.8)
     right.errorbar(
@@ -58,18 +66,26 @@ def ga_tables_plot(
         difference["average"],
         yerr=k * difference["se"],
         fmt="o-",
-        color="#333333",
+        color=OKABE_ITO["black"],
         capsize=3,
-        label=f"ours (±{k:g} se)",
+        label=f"baseline − GA (ours, ±{k:g} se)",
     )
-    right.plot(m, difference["paper"], "x--", color="#C44E52", ms=8, label="paper")
+    right.plot(
+        m,
+        difference["paper"],
+        "x--",
+        color=OKABE_ITO["vermillion"],
+        ms=8,
+        label="baseline − GA (paper)",
+    )
     right.set_xlabel("initial population size")
-    right.set_ylabel("baseline − GA")
+    right.set_ylabel("baseline − GA (individuals)")
     right.set_title("Table 4")
-    right.legend(fontsize=9)
+    shared_legend(fig, [left, right])
     return fig
 
 
+@book_figure
 def count_ecdf_plot(counts: Mapping[str, np.ndarray], title: str | None = None) -> Figure:
     """Empirical distribution of per-iteration counts (one step curve per label).
 
@@ -78,25 +94,27 @@ def count_ecdf_plot(counts: Mapping[str, np.ndarray], title: str | None = None) 
     """
     if not counts:
         raise ValueError("counts is empty; pass {label: array of counts}")
-    fig = Figure(figsize=(5.6, 3.6), layout="constrained")
+    fig = Figure(figsize=(6.0, 3.8), layout="constrained")
     ax = fig.subplots()
-    palette = {"GA": METHOD_COLOURS["ga"], "random baseline": METHOD_COLOURS["rs"]}
-    for label, c in counts.items():
+    known = {"GA": METHOD_STYLES["ga"], "random baseline": METHOD_STYLES["rs"]}
+    for i, (label, c) in enumerate(counts.items()):
         x = np.sort(np.asarray(c, dtype=float).ravel())
         if x.size == 0:
             raise ValueError(f"no counts for {label!r}")
         y = np.arange(1, x.size + 1) / x.size
-        ax.step(x, y, where="post", label=label, color=palette.get(label))
+        st = known.get(label, series_style(i))
+        ax.step(x, y, where="post", label=label, lw=1.4, color=st.colour, ls=st.linestyle)
     ax.set_xscale("log")
     ax.set_ylim(0, 1.01)
-    ax.set_xlabel("individuals until BLEU ≥ target (initial population included)")
+    ax.set_xlabel("individuals until BLEU ≥ target\n(initial population included)")
     ax.set_ylabel("fraction of iterations")
-    ax.legend(fontsize=7)
+    ax.legend()
     if title:
         ax.set_title(title)
     return fig
 
 
+@book_figure
 def variant_plot(frame: pd.DataFrame, k: float = 2.0) -> Figure:
     """Average count of each GA variant against the initial population size.
 
@@ -110,9 +128,9 @@ def variant_plot(frame: pd.DataFrame, k: float = 2.0) -> Figure:
             "frame has no size columns; pass nmthpo.studies.ganapathy.tables.variant_table's frame"
         )
     m = np.array([int(c) for c in sizes])
-    fig = Figure(figsize=(6.4, 3.8), layout="constrained")
+    fig = Figure(figsize=(6.4, 4.6), layout="constrained")
     ax = fig.subplots()
-    for name, row in frame.iterrows():
+    for i, (name, row) in enumerate(frame.iterrows()):
         y = row[sizes].to_numpy(dtype=float)
         se_cols = [f"{c} se" for c in sizes]
         err = (
@@ -120,15 +138,25 @@ def variant_plot(frame: pd.DataFrame, k: float = 2.0) -> Figure:
             if all(c in frame.columns for c in se_cols)
             else None
         )
-        style = "s--" if name == "baseline" else "o-"
-        colour = METHOD_COLOURS["rs"] if name == "baseline" else None
-        ax.errorbar(m, y, yerr=err, fmt=style, capsize=2, ms=4, color=colour, label=str(name))
+        st = METHOD_STYLES["rs"] if name == "baseline" else series_style(i)
+        ax.errorbar(
+            m,
+            y,
+            yerr=err,
+            fmt=st.marker,
+            ls=st.linestyle,
+            capsize=2,
+            ms=5,
+            color=st.colour,
+            label=str(name),
+        )
     ax.set_xlabel("initial population size")
     ax.set_ylabel("individuals until BLEU ≥ target")
-    ax.legend(fontsize=7)
+    shared_legend(fig, ax)
     return fig
 
 
+@book_figure
 def fair_edge_plot(
     fair: pd.DataFrame, paper_rule: pd.Series | None = None, k: float = 2.0
 ) -> Figure:
@@ -140,7 +168,7 @@ def fair_edge_plot(
     (``GAStudy.difference()``), drawn for reference.
     """
     require_columns(fair, ("edge", "edge_se"), "nmthpo.studies.ganapathy.tables.fair_comparison")
-    fig = Figure(figsize=(5.6, 3.6), layout="constrained")
+    fig = Figure(figsize=(6.0, 3.8), layout="constrained")
     ax = fig.subplots()
     ax.axhline(0.0, color="#999999", lw=0.8)
     m = fair.index.to_numpy()
@@ -150,7 +178,7 @@ def fair_edge_plot(
         yerr=k * fair["edge_se"],
         fmt="o-",
         capsize=3,
-        color=METHOD_COLOURS["ga"],
+        color=METHOD_STYLES["ga"].colour,
         label=f"fair count (±{k:g} se)",
     )
     if paper_rule is not None:
@@ -158,10 +186,10 @@ def fair_edge_plot(
             paper_rule.index.to_numpy(),
             paper_rule.to_numpy(dtype=float),
             "x--",
-            color="#333333",
+            color=OKABE_ITO["vermillion"],
             label="paper's counting rules",
         )
     ax.set_xlabel("initial population size")
     ax.set_ylabel("random − GA (models trained)")
-    ax.legend(fontsize=7)
+    ax.legend()
     return fig

@@ -11,20 +11,36 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from nmthpo.plots.style import grid_shape, hide_unused, require_columns
+from nmthpo.plots.style import (
+    GREY,
+    MAX_WIDTH_IN,
+    OKABE_ITO,
+    book_figure,
+    grid_shape,
+    hide_unused,
+    require_columns,
+)
 
 __all__ = ["arm_forest"]
 
-#: Marker colour of each group of arms.
+#: Marker colour and shape of each group of arms (the shared Okabe-Ito palette).
 GROUP_COLOURS: dict[str, str] = {
-    "reference": "#7f7f7f",
-    "BO": "#1f77b4",
-    "GB": "#2ca02c",
-    "EIF labels": "#bcbd22",
-    "GB-EI": "#d62728",
+    "reference": GREY,
+    "BO": OKABE_ITO["blue"],
+    "GB": OKABE_ITO["bluish green"],
+    "EIF labels": OKABE_ITO["orange"],
+    "GB-EI": OKABE_ITO["vermillion"],
+}
+GROUP_MARKERS: dict[str, str] = {
+    "reference": "x",
+    "BO": "o",
+    "GB": "D",
+    "EIF labels": "s",
+    "GB-EI": "^",
 }
 
 
+@book_figure
 def arm_forest(intervals: pd.DataFrame, reference: str = "RS") -> Figure:
     """Mean ftb with 95 % intervals of every arm, one panel per task (fewer is better).
 
@@ -38,7 +54,9 @@ def arm_forest(intervals: pd.DataFrame, reference: str = "RS") -> Figure:
     tasks = list(dict.fromkeys(intervals.task))
     arms = list(dict.fromkeys(intervals.arm))
     nrows, ncols = grid_shape(len(tasks), ncols=2)
-    fig = Figure(figsize=(6.4 * ncols, 0.26 * len(arms) * nrows + 1.0), layout="constrained")
+    fig = Figure(
+        figsize=(MAX_WIDTH_IN, 0.24 * len(arms) * nrows + 0.9 * nrows), layout="constrained"
+    )
     axes = np.atleast_1d(fig.subplots(nrows, ncols, squeeze=False, sharey=True))
     y = np.arange(len(arms))[::-1]
     for ax, task in zip(axes.ravel(), tasks, strict=False):
@@ -49,8 +67,8 @@ def arm_forest(intervals: pd.DataFrame, reference: str = "RS") -> Figure:
                 r["ftb"],
                 yi,
                 xerr=[[r["ftb"] - r["low"]], [r["high"] - r["ftb"]]],
-                fmt="o",
-                ms=4,
+                fmt=GROUP_MARKERS.get(str(r["group"]), "o"),
+                ms=4.5,
                 color=col,
                 capsize=2,
                 lw=1.1,
@@ -58,8 +76,8 @@ def arm_forest(intervals: pd.DataFrame, reference: str = "RS") -> Figure:
         if reference in g.index:
             ax.axvline(float(g.loc[reference, "ftb"]), color="#7f7f7f", ls="--", lw=0.9)
         ax.set_title(task)
-        ax.set_xlabel("mean ftb (evaluations), 95% CI")
-        ax.set_yticks(y, arms, fontsize=8)
+        ax.set_xlabel("mean ftb (models trained), 95% CI")
+        ax.set_yticks(y, arms)
         ax.grid(axis="x", alpha=0.3)
     hide_unused(axes, len(tasks))
     return fig

@@ -1,4 +1,4 @@
-"""Chapter 7's figures: multi-fidelity HPO on the NMTLC learning curves (issue 14).
+"""Chapter 7's figures: multi-fidelity HPO on the NMTLC learning curves.
 
 Each function returns a :class:`matplotlib.figure.Figure` built without pyplot.
 """
@@ -12,7 +12,17 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from nmthpo.benchmark.learning_curves import load_curves
-from nmthpo.plots.style import grid_shape, hide_unused, require_columns, shared_legend
+from nmthpo.plots.style import (
+    METHOD_STYLES,
+    book_figure,
+    grid_shape,
+    hide_unused,
+    method_styles,
+    panel_width,
+    require_columns,
+    series_style,
+    shared_legend,
+)
 
 __all__ = [
     "FIDELITY_COLOURS",
@@ -22,39 +32,42 @@ __all__ = [
     "survival_plot",
 ]
 
-#: One colour per multi-fidelity method (labels of :func:`nmthpo.studies.multifidelity.study.
-#: method_label`).
+#: The colour of each multi-fidelity method (labels of
+#: :func:`nmthpo.studies.multifidelity.study.method_label`; styles:
+#: :data:`nmthpo.plots.style.METHOD_STYLES`).
 FIDELITY_COLOURS: dict[str, str] = {
-    "rs": "#7f7f7f",
-    "sh": "#d62728",
-    "hb": "#1f77b4",
-    "asha": "#ff7f0e",
-    "bohb": "#2ca02c",
-    "sh-upstream": "#9467bd",
-    "optuna SuccessiveHalving": "#e377c2",
-    "optuna Hyperband": "#17becf",
-    "optuna Median": "#bcbd22",
+    m: METHOD_STYLES[m].colour
+    for m in (
+        "rs",
+        "sh",
+        "hb",
+        "asha",
+        "bohb",
+        "sh-upstream",
+        "optuna SuccessiveHalving",
+        "optuna Hyperband",
+        "optuna Median",
+    )
 }
 
 
-def _colour(method: str) -> str:
-    return FIDELITY_COLOURS.get(method, "#333333")
-
-
 def _task_panels(n: int, width: float, height: float) -> tuple[Figure, np.ndarray]:
-    """A figure with a grid of ``n`` panels, at most four a row."""
-    nrows, ncols = grid_shape(n, 4)
-    fig = Figure(figsize=(width * ncols, height * nrows), layout="constrained")
+    """A figure with a grid of ``n`` panels, at most three a row, and room for a legend."""
+    nrows, ncols = grid_shape(n, 3)
+    fig = Figure(
+        figsize=(panel_width(ncols, width) * ncols, height * nrows + 0.9), layout="constrained"
+    )
     return fig, np.atleast_1d(fig.subplots(nrows, ncols, squeeze=False))
 
 
+@book_figure
 def curves_plot(
     tasks: Sequence[str], n_curves: int = 40, seed: int = 0, raw: bool = True
 ) -> Figure:
     """Raw learning curves of ``n_curves`` random configurations per task (one panel each);
     the true best configuration's curve in black. Perplexity axes are logarithmic and cut at
     three times the 99th percentile of the values shown."""
-    fig, axes = _task_panels(len(tasks), 3.4, 2.6)
+    fig, axes = _task_panels(len(tasks), 3.4, 2.4)
     rng = np.random.default_rng(seed)
     for ax, t in zip(axes.ravel(), tasks, strict=False):
         table = load_curves(t)
@@ -67,7 +80,7 @@ def curves_plot(
         b = int(table.best_rows[0])
         c = table.curve(b, raw=raw)
         ax.plot(np.arange(1, c.size + 1), c, color="black", lw=1.6, label="best final")
-        ax.set_title(t, fontsize=9)
+        ax.set_title(t)
         ax.set_xlabel("checkpoint")
         ax.set_ylabel("dev BLEU" if table.maximise else "dev perplexity")
         if not table.maximise:
@@ -80,6 +93,7 @@ def curves_plot(
     return fig
 
 
+@book_figure
 def rank_correlation_plot(corr: pd.DataFrame) -> Figure:
     """Spearman correlation of checkpoint ``k`` with the final value against ``k``
     (:func:`nmthpo.studies.multifidelity.study.rank_correlation`), one line per task."""
@@ -88,19 +102,29 @@ def rank_correlation_plot(corr: pd.DataFrame) -> Figure:
         ("task", "checkpoint", "spearman"),
         "nmthpo.studies.multifidelity.study.rank_correlation",
     )
-    fig = Figure(figsize=(6.5, 3.2), layout="constrained")
+    fig = Figure(figsize=(6.5, 4.4), layout="constrained")
     ax = fig.subplots()
-    for t, g in corr.groupby("task", sort=False):
+    for i, (t, g) in enumerate(corr.groupby("task", sort=False)):
+        st = series_style(i)
         ls = "-" if "finetune" in str(t) else ":"
-        ax.plot(g["checkpoint"], g["spearman"], ls, marker=".", label=str(t))
+        ax.plot(
+            g["checkpoint"],
+            g["spearman"],
+            ls,
+            color=st.colour,
+            marker=st.marker,
+            ms=4,
+            label=str(t),
+        )
     ax.set_xscale("log")
     ax.set_xlabel("checkpoint k")
-    ax.set_ylabel("Spearman(value at k, final)")
+    ax.set_ylabel("Spearman's ρ (value at k, final)")
     ax.set_ylim(top=1.0)
-    ax.legend(fontsize=7, ncols=2)
+    shared_legend(fig, ax)
     return fig
 
 
+@book_figure
 def anytime_plot(anytime: pd.DataFrame, log_y: bool = False) -> Figure:
     """Mean regret of the recommendation against checkpoints spent, 95 % bands, one panel per
     task (:func:`nmthpo.studies.multifidelity.study.anytime_table`)."""
@@ -110,14 +134,17 @@ def anytime_plot(anytime: pd.DataFrame, log_y: bool = False) -> Figure:
         "nmthpo.studies.multifidelity.study.anytime_table",
     )
     tasks = list(dict.fromkeys(anytime["task"]))
-    fig, axes = _task_panels(len(tasks), 3.6, 2.8)
+    fig, axes = _task_panels(len(tasks), 3.6, 2.6)
+    styles = method_styles(anytime["method"].astype(str))
     for ax, t in zip(axes.ravel(), tasks, strict=False):
         sub = anytime[anytime["task"] == t]
         for m, g in sub.groupby("method", sort=False):
-            col = _colour(str(m))
-            ax.plot(g["checkpoints"], g["regret"], color=col, lw=1.3, label=str(m))
-            ax.fill_between(g["checkpoints"], g["low"], g["high"], color=col, alpha=0.15, lw=0)
-        ax.set_title(t, fontsize=9)
+            st = styles[str(m)]
+            ax.plot(g["checkpoints"], g["regret"], lw=1.3, label=str(m), **st.line())
+            ax.fill_between(
+                g["checkpoints"], g["low"], g["high"], color=st.colour, alpha=0.15, lw=0
+            )
+        ax.set_title(t)
         ax.set_xlabel("checkpoints spent")
         ax.set_ylabel("regret (BLEU)" if "finetune" in t else "regret (perplexity)")
         if log_y:
@@ -127,6 +154,7 @@ def anytime_plot(anytime: pd.DataFrame, log_y: bool = False) -> Figure:
     return fig
 
 
+@book_figure
 def survival_plot(surv: pd.DataFrame) -> Figure:
     """Share of trials in which the true best reached each rung, one panel per task
     (:func:`nmthpo.studies.multifidelity.study.survival_table`)."""
@@ -134,7 +162,8 @@ def survival_plot(surv: pd.DataFrame) -> Figure:
         surv, ("task", "method", "rungs"), "nmthpo.studies.multifidelity.study.survival_table"
     )
     tasks = list(dict.fromkeys(surv["task"]))
-    fig, axes = _task_panels(len(tasks), 3.6, 2.6)
+    fig, axes = _task_panels(len(tasks), 3.6, 2.5)
+    styles = method_styles(surv["method"].astype(str))
     for ax, t in zip(axes.ravel(), tasks, strict=False):
         sub = surv[surv["task"] == t].dropna(axis=1, how="all")
         rungs = [c for c in sub.columns if c.startswith("rung ")]
@@ -143,16 +172,14 @@ def survival_plot(surv: pd.DataFrame) -> Figure:
             ax.plot(
                 x,
                 [row[c] for c in rungs],
-                marker="o",
-                ms=3,
-                color=_colour(row["method"]),
                 label=row["method"],
+                **styles[str(row["method"])].line(markevery=None),
             )
         ax.set_xscale("log")
         ax.set_xticks(x, [str(v) for v in x])
         ax.minorticks_off()
         ax.set_ylim(-5, 105)
-        ax.set_title(t, fontsize=9)
+        ax.set_title(t)
         ax.set_xlabel("rung (checkpoint)")
         ax.set_ylabel("best survived (%)")
     shared_legend(fig, axes)

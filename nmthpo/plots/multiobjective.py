@@ -12,7 +12,15 @@ import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from nmthpo.plots.style import METRIC_LABELS, grid_shape, hide_unused, shared_legend
+from nmthpo.plots.style import (
+    METHOD_STYLES,
+    book_figure,
+    grid_shape,
+    hide_unused,
+    method_styles,
+    panel_width,
+    shared_legend,
+)
 
 __all__ = [
     "plot_front_evolution",
@@ -23,16 +31,14 @@ __all__ = [
 ]
 
 
-#: A fixed colour per multiobjective system (the Chapter 2 palette's BO/GB hues).
+#: The colour of each multiobjective system (their styles are in
+#: :data:`nmthpo.plots.style.METHOD_STYLES`, shared with Chapter 2's kernels).
 PARETO_COLOURS: dict[str, str] = {
-    "rs": "#7f7f7f",
-    "bo-m": "#1f77b4",
-    "bo-r": "#ff7f0e",
-    "gb-m": "#d62728",
-    "gb-r": "#8c564b",
+    m: METHOD_STYLES[m].colour for m in ("rs", "bo-m", "bo-r", "gb-m", "gb-r")
 }
 
 
+@book_figure
 def plot_front_evolution(data: Mapping[str, pd.DataFrame], title: str | None = None) -> Figure:
     """Figure 7: one panel per method, dev BLEU (x) against decoding time (y); lower right wins.
 
@@ -42,14 +48,14 @@ def plot_front_evolution(data: Mapping[str, pd.DataFrame], title: str | None = N
     of the Pareto-front approximation after each requested step (through the points and the corners
     ``(BLEU_i, time_{i+1})``, so everything above-left of it is dominated); gold stars: the
     table's true Pareto set. Panels share both axes so that the methods' fronts are directly
-    comparable; the legend sits to the right of the last panel.
+    comparable; the legend sits below the panels.
     """
     from matplotlib import colormaps
 
     if not data:
         raise ValueError("data is empty; pass {label: multiobjective.front_evolution(...)}")
     ncols = len(data)
-    fig = Figure(figsize=(4.2 * ncols, 3.6), layout="constrained")
+    fig = Figure(figsize=(panel_width(ncols, 4.2) * ncols, 4.2), layout="constrained")
     axes = np.atleast_1d(fig.subplots(1, ncols, squeeze=False, sharex=True, sharey=True))[0]
     for ax, (label, d) in zip(axes, data.items(), strict=True):
         missing = {"kind", "step", "bleu", "time"} - set(d.columns)
@@ -98,8 +104,8 @@ def plot_front_evolution(data: Mapping[str, pd.DataFrame], title: str | None = N
         )
         ax.set_title(str(label))
         ax.set_xlabel("dev BLEU")
-    axes[0].set_ylabel(METRIC_LABELS["dev_gpu_time"])
-    axes[-1].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0))
+    axes[0].set_ylabel("decoding time (GPU s)")
+    shared_legend(fig, axes)
     if title:
         fig.suptitle(title)
     return fig
@@ -111,6 +117,7 @@ REGRET_ZERO: float = 1e-9
 
 def _hv_panel(ax: Axes, bands: Mapping[str, pd.DataFrame], regret: bool, relative: bool) -> None:
     key = "regret" if regret else "hv"
+    styles = method_styles(str(m) for m in bands)
     for label, b in bands.items():
         cols = [f"{key}_q25", f"{key}_median", f"{key}_q75"]
         missing = {"step", *cols} - set(b.columns)
@@ -133,9 +140,9 @@ def _hv_panel(ax: Axes, bands: Mapping[str, pd.DataFrame], regret: bool, relativ
             # anything below REGRET_ZERO x true HV as zero.
             tiny = REGRET_ZERO * (float(true_hv) * scale if true_hv else 0.0)
             lo, med, hi = (np.where(v > tiny, v, np.nan) for v in (lo, med, hi))
-        colour = PARETO_COLOURS.get(str(label), None)
-        (line,) = ax.plot(b["step"], med, color=colour, lw=1.3, label=str(label))
-        ax.fill_between(b["step"], lo, hi, color=line.get_color(), alpha=0.18, lw=0)
+        st = styles[str(label)]
+        ax.plot(b["step"], med, lw=1.3, label=str(label), **st.line())
+        ax.fill_between(b["step"], lo, hi, color=st.colour, alpha=0.18, lw=0)
     if regret:
         ax.set_yscale("log")
     what = "hypervolume regret" if regret else "hypervolume"
@@ -143,6 +150,7 @@ def _hv_panel(ax: Axes, bands: Mapping[str, pd.DataFrame], regret: bool, relativ
     ax.set_xlabel("evaluations")
 
 
+@book_figure
 def plot_hypervolume(
     bands: Mapping[str, pd.DataFrame],
     regret: bool = True,
@@ -160,15 +168,16 @@ def plot_hypervolume(
     """
     if not bands:
         raise ValueError("bands is empty; pass {method: multiobjective.hypervolume_bands(...)}")
-    fig = Figure(figsize=(5.6, 3.6), layout="constrained")
+    fig = Figure(figsize=(5.6, 4.0), layout="constrained")
     ax = fig.subplots()
     _hv_panel(ax, bands, regret, relative)
-    ax.legend(fontsize=7)
+    shared_legend(fig, ax)
     if title:
         ax.set_title(title)
     return fig
 
 
+@book_figure
 def hypervolume_grid(
     bands: Mapping[tuple[str, str], pd.DataFrame], regret: bool = True, relative: bool = True
 ) -> Figure:
@@ -183,7 +192,7 @@ def hypervolume_grid(
         raise ValueError("bands is empty; pass {(method, task): hypervolume_bands(...)}")
     tasks = list(dict.fromkeys(t for _, t in bands))
     nrows, ncols = grid_shape(len(tasks))
-    fig = Figure(figsize=(3.9 * ncols, 3.0 * nrows), layout="constrained")
+    fig = Figure(figsize=(panel_width(ncols, 3.9) * ncols, 2.6 * nrows + 0.4), layout="constrained")
     axes = np.atleast_1d(fig.subplots(nrows, ncols, squeeze=False))
     for ax, task in zip(axes.ravel(), tasks, strict=False):
         _hv_panel(ax, {m: b for (m, t), b in bands.items() if t == task}, regret, relative)

@@ -1,6 +1,7 @@
 """Chapter 2's figures: single-objective HPO (Zhang & Duh 2020, Section 6.1).
 
-Each function returns a :class:`matplotlib.figure.Figure` built without pyplot.
+Each function returns a :class:`matplotlib.figure.Figure` built without pyplot, in the shared
+style of :mod:`nmthpo.plots.style` (one colour, line style and marker per method).
 """
 
 from __future__ import annotations
@@ -11,7 +12,15 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from nmthpo.plots.style import grid_shape, hide_unused, method_colour, shared_legend
+from nmthpo.plots.style import (
+    book_figure,
+    grid_shape,
+    hide_unused,
+    method_styles,
+    panel_width,
+    series_style,
+    shared_legend,
+)
 
 __all__ = [
     "anytime_panels",
@@ -22,6 +31,7 @@ __all__ = [
 ]
 
 
+@book_figure
 def anytime_panels(
     curves: Mapping[str, pd.DataFrame], task: str, mse: bool = True, log_mse: bool = True
 ) -> Figure:
@@ -32,41 +42,44 @@ def anytime_panels(
     lines are medians, bands the 25-75% quantiles over trials.
     """
     ncols = 2 if mse else 1
-    fig = Figure(figsize=(5.2 * ncols, 3.4), layout="constrained")
+    fig = Figure(figsize=(panel_width(ncols, 5.2) * ncols, 3.9), layout="constrained")
     axes = np.atleast_1d(fig.subplots(1, ncols, squeeze=False)).ravel()
+    styles = method_styles(curves)
     for method, c in curves.items():
-        col = method_colour(method)
-        axes[0].plot(c["step"], c["best_q50"], color=col, label=method, lw=1.4)
-        axes[0].fill_between(c["step"], c["best_q25"], c["best_q75"], color=col, alpha=0.15)
+        st = styles[method]
+        axes[0].plot(c["step"], c["best_q50"], label=method, lw=1.4, **st.line())
+        axes[0].fill_between(c["step"], c["best_q25"], c["best_q75"], color=st.colour, alpha=0.15)
         if mse and "mse_q50" in c and np.isfinite(c["mse_q50"]).any():
-            axes[1].plot(c["step"], c["mse_q50"], color=col, label=method, lw=1.4)
-            axes[1].fill_between(c["step"], c["mse_q25"], c["mse_q75"], color=col, alpha=0.15)
+            axes[1].plot(c["step"], c["mse_q50"], label=method, lw=1.4, **st.line())
+            axes[1].fill_between(c["step"], c["mse_q25"], c["mse_q75"], color=st.colour, alpha=0.15)
     axes[0].set_title(f"{task}: best BLEU found")
     axes[0].set_xlabel("evaluations")
     axes[0].set_ylabel("dev BLEU")
-    axes[0].legend(fontsize=8, ncols=2)
     if mse:
-        axes[1].set_title(f"{task}: surrogate MSE over all rows")
+        axes[1].set_title(f"{task}: surrogate MSE (all rows)")
         axes[1].set_xlabel("evaluations")
         axes[1].set_ylabel("MSE (BLEU²)")
         if log_mse:
             axes[1].set_yscale("log")
+    shared_legend(fig, axes)
     return fig
 
 
+@book_figure
 def best_found_grid(curves: Mapping[tuple[str, str], pd.DataFrame]) -> Figure:
     """Best BLEU found over evaluations, one panel per task (median, 25-75% band)."""
     tasks = list(dict.fromkeys(t for _, t in curves))
     nrows, ncols = grid_shape(len(tasks))
-    fig = Figure(figsize=(3.8 * ncols, 2.9 * nrows), layout="constrained")
+    fig = Figure(figsize=(panel_width(ncols, 3.8) * ncols, 2.5 * nrows + 0.5), layout="constrained")
     axes = np.atleast_1d(fig.subplots(nrows, ncols, squeeze=False))
+    styles = method_styles(m for m, _ in curves)
     for ax, task in zip(axes.ravel(), tasks, strict=False):
         for (method, t), c in curves.items():
             if t != task:
                 continue
-            col = method_colour(method)
-            ax.plot(c["step"], c["best_q50"], color=col, lw=1.2, label=method)
-            ax.fill_between(c["step"], c["best_q25"], c["best_q75"], color=col, alpha=0.12)
+            st = styles[method]
+            ax.plot(c["step"], c["best_q50"], lw=1.2, label=method, **st.line())
+            ax.fill_between(c["step"], c["best_q25"], c["best_q75"], color=st.colour, alpha=0.12)
         ax.set_title(task)
         ax.set_xscale("log")
         ax.set_xlabel("evaluations")
@@ -76,51 +89,68 @@ def best_found_grid(curves: Mapping[tuple[str, str], pd.DataFrame]) -> Figure:
     return fig
 
 
+@book_figure
 def runtime_ecdf_plot(ecdf: pd.DataFrame) -> Figure:
     """COCO-style ECDF of runtimes: fraction of (task, target, trial) solved per budget."""
-    fig = Figure(figsize=(6.0, 3.6), layout="constrained")
+    fig = Figure(figsize=(6.0, 4.2), layout="constrained")
     ax = fig.subplots()
+    styles = method_styles(ecdf["method"].astype(str))
     for method, g in ecdf.groupby("method", sort=False):
         ax.step(
             g["budget"],
             g["fraction"],
             where="post",
-            color=method_colour(str(method)),
             label=str(method),
+            **styles[str(method)].line(),
         )
     ax.set_xscale("log")
     ax.set_ylim(0, 1.01)
     ax.set_xlabel("evaluations")
-    ax.set_ylabel("fraction of (task, target, trial) solved")
-    ax.legend(fontsize=7, ncols=2)
+    ax.set_ylabel("share of (task, target, trial) solved")
+    shared_legend(fig, ax)
     return fig
 
 
+@book_figure
 def average_rank_plot(ranks: pd.DataFrame) -> Figure:
     """Average rank of the best-so-far BLEU over evaluations (1 = best)."""
-    fig = Figure(figsize=(6.0, 3.6), layout="constrained")
+    fig = Figure(figsize=(6.0, 4.2), layout="constrained")
     ax = fig.subplots()
-    for method in ranks.columns.drop("step"):
-        ax.plot(ranks["step"], ranks[method], color=method_colour(method), label=method, lw=1.3)
+    methods = [str(m) for m in ranks.columns.drop("step")]
+    styles = method_styles(methods)
+    for method in methods:
+        ax.plot(ranks["step"], ranks[method], label=method, lw=1.3, **styles[method].line())
     ax.set_xlabel("evaluations")
-    ax.set_ylabel("average rank")
+    ax.set_ylabel("average rank (1 = best)")
     ax.invert_yaxis()
-    ax.legend(fontsize=7, ncols=2)
+    shared_legend(fig, ax)
     return fig
 
 
+@book_figure
 def k_sensitivity_plot(frame: pd.DataFrame) -> Figure:
-    """Mean ftb against the kNN graph's k, one line per (method, task); dots mark the paper's k."""
-    fig = Figure(figsize=(6.4, 3.6), layout="constrained")
+    """Mean ftb against the kNN graph's k, one line per (method, task); stars mark the paper's
+    k. Solid lines: GB-EI; dashed: the other method; one colour and marker per task."""
+    fig = Figure(figsize=(6.4, 4.6), layout="constrained")
     ax = fig.subplots()
+    tasks = list(dict.fromkeys(frame["task"]))
     for (method, task), g in frame.groupby(["method", "task"], sort=False):
         g = g.sort_values("k")
-        style = "-" if str(method).startswith("gb-ei-") else "--"
-        line = ax.plot(g["k"], g["ftb"], style, marker="o", ms=3, label=f"{method} {task}")[0]
+        st = series_style(tasks.index(task))
+        ls = "-" if str(method).startswith("gb-ei-") else "--"
+        ax.plot(
+            g["k"],
+            g["ftb"],
+            ls,
+            color=st.colour,
+            marker=st.marker,
+            ms=4,
+            label=f"{method} {task}",
+        )
         paper = g[g["paper_k"]]
-        ax.plot(paper["k"], paper["ftb"], "*", ms=10, color=line.get_color())
+        ax.plot(paper["k"], paper["ftb"], "*", ms=11, color=st.colour, mec="black", mew=0.5)
     ax.set_xscale("log")
-    ax.set_xlabel("k (kNN graph)")
-    ax.set_ylabel("mean ftb")
-    ax.legend(fontsize=6, ncols=2)
+    ax.set_xlabel("k (neighbours in the kNN graph)")
+    ax.set_ylabel("mean ftb (models trained)")
+    shared_legend(fig, ax)
     return fig

@@ -11,7 +11,19 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from nmthpo.plots.style import grid_shape, hide_unused, shared_legend
+from nmthpo.plots.style import (
+    MAX_WIDTH_IN,
+    OKABE_ITO,
+    book_figure,
+    grid_shape,
+    hide_unused,
+    panel_width,
+    series_style,
+    shared_legend,
+)
+
+#: Readable names of the rank correlations of :func:`faithfulness_curves`.
+CORRELATION_LABELS: dict[str, str] = {"spearman": "Spearman's ρ", "kendall_tau": "Kendall's τ"}
 
 __all__ = [
     "score_scatter",
@@ -30,12 +42,13 @@ def _domain_column(frame: pd.DataFrame) -> str:
     raise ValueError("the frame has neither a 'task' nor a 'function' column")
 
 
-def _panels(n: int, ncols: int = 4, w: float = 3.4, h: float = 2.8) -> tuple[Figure, np.ndarray]:
+def _panels(n: int, ncols: int = 3, w: float = 3.4, h: float = 2.6) -> tuple[Figure, np.ndarray]:
     nrows, ncols = grid_shape(n, ncols)
-    fig = Figure(figsize=(w * ncols, h * nrows), layout="constrained")
+    fig = Figure(figsize=(panel_width(ncols, w) * ncols, h * nrows + 0.8), layout="constrained")
     return fig, np.atleast_1d(fig.subplots(nrows, ncols, squeeze=False))
 
 
+@book_figure
 def score_scatter(
     frame: pd.DataFrame,
     budgets: Sequence[int],
@@ -58,7 +71,8 @@ def score_scatter(
     if sub.empty or not budgets:
         raise ValueError("nothing to plot: no rows for that score, seed size and repeat")
     size = "n_rows" if "n_rows" in sub.columns else "fraction"
-    fig = Figure(figsize=(2.9 * len(budgets), 2.7 * len(names)), layout="constrained")
+    width = min(2.9 * len(budgets) + 0.9, MAX_WIDTH_IN)
+    fig = Figure(figsize=(width, 2.5 * len(names)), layout="constrained")
     axes = np.atleast_2d(fig.subplots(len(names), len(budgets), squeeze=False))
     sc = None
     for i, name in enumerate(names):
@@ -71,9 +85,9 @@ def score_scatter(
             lo = float(min(g["empirical"].min(), g["predicted"].min()))
             hi = float(max(g["empirical"].max(), g["predicted"].max()))
             ax.plot([lo, hi], [lo, hi], color="#999999", lw=0.8, ls="--")
-            ax.set_title(f"{name}, n={n}, b={b}", fontsize=9)
-            ax.set_xlabel(f"empirical {score}", fontsize=8)
-            ax.set_ylabel(f"predicted {score}", fontsize=8)
+            ax.set_title(f"{name}, n={n}, b={b}")
+            ax.set_xlabel(f"empirical {score}")
+            ax.set_ylabel(f"predicted {score}")
     if sc is not None:
         fig.colorbar(
             sc, ax=axes, label="rows" if size == "n_rows" else "volume fraction", shrink=0.8
@@ -81,6 +95,7 @@ def score_scatter(
     return fig
 
 
+@book_figure
 def faithfulness_curves(
     summary: pd.DataFrame, metrics: Sequence[str] = ("spearman", "kendall_tau")
 ) -> Figure:
@@ -88,7 +103,7 @@ def faithfulness_curves(
 
     ``summary`` is :func:`nmthpo.studies.ariafar.results.faithfulness_summary`'s frame; one panel
     per
-    task/function, one colour per seed size, solid Spearman, dashed Kendall.
+    task/function, one colour and marker per seed size, solid Spearman, dashed Kendall.
     """
     dom = _domain_column(summary)
     names = list(dict.fromkeys(summary[dom]))
@@ -97,13 +112,15 @@ def faithfulness_curves(
     for ax, name in zip(axes.ravel(), names, strict=False):
         g = summary[summary[dom] == name]
         for k, (n, h) in enumerate(g.groupby("seed_size", sort=True)):
-            colour = f"C{k}"
+            st = series_style(k)
             for m, ls in zip(metrics, styles, strict=False):
                 ax.plot(
                     h["budget"],
                     h[m],
                     ls,
-                    color=colour,
+                    color=st.colour,
+                    marker=st.marker,
+                    ms=4,
                     lw=1.3,
                     label=f"n={n}" if m == metrics[0] else None,
                 )
@@ -112,9 +129,9 @@ def faithfulness_curves(
         ax.set_ylim(-1, 1)
         ax.set_title(str(name))
         ax.set_xlabel("budget b")
-        ax.set_ylabel(" / ".join(metrics))
+        ax.set_ylabel(" / ".join(CORRELATION_LABELS.get(m, m) for m in metrics))
     kinds = ", ".join(
-        f"{ls_name}: {m}"
+        f"{ls_name}: {CORRELATION_LABELS.get(m, m)}"
         for ls_name, m in zip(("solid", "dashed", "dotted"), metrics, strict=False)
     )
     shared_legend(fig, axes.ravel()[0], title=f"seed size ({kinds})")
@@ -122,6 +139,7 @@ def faithfulness_curves(
     return fig
 
 
+@book_figure
 def preferred_size_plot(summary: pd.DataFrame) -> Figure:
     """Size of the best space against the budget: predicted (solid) and empirical (dashed).
 
@@ -134,8 +152,10 @@ def preferred_size_plot(summary: pd.DataFrame) -> Figure:
     for ax, name in zip(axes.ravel(), names, strict=False):
         g = summary[summary[dom] == name]
         for k, (n, h) in enumerate(g.groupby("seed_size", sort=True)):
-            ax.plot(h["budget"], h["predicted_size"], "-", color=f"C{k}", label=f"n={n}")
-            ax.plot(h["budget"], h["empirical_size"], "--", color=f"C{k}")
+            st = series_style(k)
+            kw = {"color": st.colour, "marker": st.marker, "ms": 4}
+            ax.plot(h["budget"], h["predicted_size"], "-", label=f"n={n}", **kw)
+            ax.plot(h["budget"], h["empirical_size"], "--", **kw)
         ax.set_xscale("log")
         ax.set_title(str(name))
         ax.set_xlabel("budget b")
@@ -145,6 +165,7 @@ def preferred_size_plot(summary: pd.DataFrame) -> Figure:
     return fig
 
 
+@book_figure
 def calibration_plot(cal: pd.DataFrame) -> Figure:
     """Mean predicted over mean empirical score against the budget (1 = calibrated).
 
@@ -158,7 +179,8 @@ def calibration_plot(cal: pd.DataFrame) -> Figure:
     for ax, name in zip(axes.ravel(), names, strict=False):
         g = cal[cal[dom] == name]
         for k, (n, h) in enumerate(g.groupby("seed_size", sort=True)):
-            ax.plot(h["budget"], h["ratio"], color=f"C{k}", label=f"n={n}")
+            st = series_style(k)
+            ax.plot(h["budget"], h["ratio"], label=f"n={n}", **st.line(markevery=None))
         ax.axhline(1, color="#999999", lw=0.8, ls="--")
         ax.set_xscale("log")
         ax.set_yscale("log")
@@ -170,20 +192,24 @@ def calibration_plot(cal: pd.DataFrame) -> Figure:
     return fig
 
 
+@book_figure
 def comparison_plot(summary: pd.DataFrame, label_a: str, label_b: str) -> Figure:
     """Expected best BLEU of two spaces against the budget, predicted and empirical.
 
     ``summary`` is :func:`nmthpo.studies.ariafar.results.comparison_summary`'s frame.
     """
-    fig = Figure(figsize=(5.4, 3.4), layout="constrained")
+    fig = Figure(figsize=(6.0, 4.0), layout="constrained")
     ax = fig.subplots()
-    for col, name, colour in (("a", label_a, "C0"), ("b", label_b, "C3")):
+    for col, name, colour in (
+        ("a", label_a, OKABE_ITO["blue"]),
+        ("b", label_b, OKABE_ITO["vermillion"]),
+    ):
         ax.plot(
             summary["budget"],
             summary[f"predicted_{col}"],
             "-",
             marker="o",
-            ms=3,
+            ms=4.5,
             color=colour,
             label=f"{name}, predicted",
         )
@@ -192,12 +218,12 @@ def comparison_plot(summary: pd.DataFrame, label_a: str, label_b: str) -> Figure
             summary[f"empirical_{col}"],
             "--",
             marker="s",
-            ms=3,
+            ms=4.5,
             color=colour,
             label=f"{name}, empirical",
         )
     ax.set_xscale("log")
     ax.set_xlabel("budget b")
     ax.set_ylabel("expected best dev BLEU")
-    ax.legend(fontsize=7)
+    shared_legend(fig, ax, ncols=2)
     return fig

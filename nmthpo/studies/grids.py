@@ -26,7 +26,7 @@ experiment         chapter  what (paper section)
 ``scoring``        6        Ariafar et al. (2022): :data:`SCORING` (the defaults of
                             :class:`nmthpo.studies.ariafar.results.Chapter6Params`)
 ``own_optimizer``  8        the tutorial: Optuna's TPE and GP samplers, 6 tasks x 20 trials
-``multifidelity``  7        issue 14: multi-fidelity methods on the NMTLC learning curves,
+``multifidelity``  7        multi-fidelity methods on the NMTLC learning curves,
                             :data:`MULTIFIDELITY` (:mod:`nmthpo.studies.multifidelity.study`)
 =================  =======  ====================================================================
 
@@ -345,7 +345,7 @@ SCORING: Mapping[str, Any] = {
     "seed": 0,
 }
 
-# -- Chapter 7 (issue 14: multi-fidelity HPO on the NMTLC learning curves) --------------------
+# -- Chapter 7 (multi-fidelity HPO on the NMTLC learning curves) -----------------------------
 #: The published parameters of Chapter 7: methods on the fine-tuned tasks (all, Optuna's
 #: pruners as the external reference) and on the scratch sets (the package's own: Optuna's
 #: per-checkpoint pruning is too slow for their 600-7000-checkpoint budgets in the 10-minute

@@ -36,7 +36,7 @@ GRIDS_KEY = "grids"
 #: ``tools/make_results.py``).
 MAKE_RESULTS_KEY = "make_results"
 
-#: The issue's target for a whole ``make results`` on a 2-core machine, in minutes.
+#: The target for a whole ``make results`` on a 2-core machine, in minutes.
 MAKE_RESULTS_TARGET_MIN = 45.0
 
 

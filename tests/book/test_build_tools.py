@@ -141,7 +141,8 @@ def test_serve_requires_built_book(tmp_path: Path) -> None:
 
 
 def test_api_reference_lists_every_module():
-    """book/api.md is generated from the package tree; a new module must appear in it."""
+    """The reference pages (book/api.md, book/api/*.md, book/cli.md) are generated from the
+    package tree; a new module must appear in them."""
     import subprocess
     import sys
 
@@ -149,6 +150,43 @@ def test_api_reference_lists_every_module():
         [sys.executable, str(TOOLS / "api_reference.py"), "--check"], capture_output=True, text=True
     )
     assert res.returncode == 0, res.stderr
+
+
+api_reference = _load("api_reference")
+
+
+def test_api_reference_front_door_first_and_every_page_in_the_toc():
+    pages = api_reference.render()
+    front = pages[api_reference.OUT]
+    assert front.startswith("# API reference")
+    # the front door's names come before any module entry
+    assert front.index("nmthpo.load_table") < front.index(".. automodule::")
+    toc = (ROOT / "book" / "_toc.yml").read_text()
+    for path in pages:
+        entry = path.relative_to(ROOT / "book").with_suffix("").as_posix()
+        assert f"- file: {entry}\n" in toc, f"{entry} is not in book/_toc.yml"
+    assert toc.index("- file: api\n") < toc.index("- file: api/data\n")
+    covered = {m for layer in api_reference.LAYERS for m in api_reference.modules(layer)}
+    covered |= set(api_reference.front_modules())
+    for path in (ROOT / "nmthpo").rglob("*.py"):
+        name = ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
+        assert name in covered or path.name == "__init__.py", f"{name} is in no reference page"
+
+
+def test_cli_reference_uses_the_parser():
+    text = api_reference.render()[api_reference.CLI_PAGE]
+    assert ".. argparse::" in text and ":func: build_parser" in text and ":prog: nmthpo" in text
+
+
+@pytest.mark.parametrize(
+    "example",
+    [api_reference.FRONT_EXAMPLE] + [layer.example for layer in api_reference.LAYERS],
+    ids=["front"] + [layer.slug for layer in api_reference.LAYERS],
+)
+def test_api_reference_examples_run(example: str, capsys) -> None:
+    """The example at the top of each reference page runs as printed."""
+    exec(compile(example, "<example>", "exec"), {"__name__": "__example__"})
+    assert capsys.readouterr().out or "savefig" in example
 
 
 @pytest.mark.parametrize(

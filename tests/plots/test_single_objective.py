@@ -69,5 +69,8 @@ def test_ecdf_rank_and_k_plots() -> None:
     assert len(ax.get_lines()) == 2  # the line and the paper's k
 
 
-def test_unknown_method_is_dark_grey() -> None:
-    assert method_colour("my-method") == "#333333"
+def test_unknown_method_has_a_fixed_palette_colour() -> None:
+    from nmthpo.plots.style import OKABE_ITO
+
+    assert method_colour("my-method") == method_colour("my-method")
+    assert method_colour("my-method") in OKABE_ITO.values()

@@ -1,4 +1,4 @@
-"""Adapters: other people's optimisers as table optimisers (issue 13).
+"""Adapters: other people's optimisers as table optimisers.
 
 * :mod:`nmthpo.optimizers.adapters.optuna` -- any :mod:`optuna.samplers` class, as the
   method ``optuna:<SamplerClass>`` (:func:`from_name` is the registry's hook);

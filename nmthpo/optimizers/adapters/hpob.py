@@ -1,4 +1,4 @@
-"""HPO-B style functions as table optimisers: :func:`from_hpob` (issue 13).
+"""HPO-B style functions as table optimisers: :func:`from_hpob`.
 
 HPO-B (Pineda Arango et al. 2021) benchmarks an optimiser through one call,
 ``observe_and_suggest(X_obs, y_obs, X_pen) -> int``: the encoded configurations evaluated so

@@ -1,4 +1,4 @@
-"""Optuna samplers as table optimisers: ``optuna:<SamplerClass>`` (issue 13).
+"""Optuna samplers as table optimisers: ``optuna:<SamplerClass>``.
 
 :class:`OptunaSampler` drives any sampler class of :mod:`optuna.samplers` (``TPESampler``,
 ``GPSampler``, ``CmaEsSampler``, ``RandomSampler``, ``QMCSampler``, ``NSGAIISampler``, ...)

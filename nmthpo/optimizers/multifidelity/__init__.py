@@ -1,4 +1,4 @@
-"""Multi-fidelity methods over learning curves (issue 14): one ask/tell protocol
+"""Multi-fidelity methods over learning curves (Chapter 7): one ask/tell protocol
 (:mod:`~nmthpo.optimizers.multifidelity.base`), one method a module, registered in the one
 registry (:mod:`nmthpo.optimizers.registry`, ``fidelity=True`` / ``fidelity_cls``).
 

@@ -1,6 +1,6 @@
 """Optuna's pruners driven over the learning curves (``optuna-pruner:<PrunerClass>``).
 
-An external reference for the package's own methods (issue 14): one Optuna trial per
+An external reference for the package's own methods: one Optuna trial per
 configuration, configurations in the method's random order (:attr:`FidelityOptimizer.order`,
 i.e. Optuna's ``RandomSampler`` without replacement); each job trains one more checkpoint,
 reports the best-so-far score as the intermediate value of that step

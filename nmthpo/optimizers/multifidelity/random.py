@@ -1,4 +1,4 @@
-"""Random search at full fidelity on a learning-curve table (``rs``; issue 14, Deliver 2).
+"""Random search at full fidelity on a learning-curve table (``rs``).
 
 Configurations are drawn uniformly without replacement and each is trained to its last
 checkpoint (a job asks for the longest curve's length; a curve that ended early is complete

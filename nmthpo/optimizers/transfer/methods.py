@@ -20,7 +20,7 @@ Common choices (the paper leaves them open):
   restart_every=restart_every)``, ``ScheduledGP(..., between="condition")`` (the targets are
   re-standardised at every step).
 * Every method records, at each ``ask``, the weight its surrogate gives the target model
-  (:attr:`TransferOptimizer.target_weights`; NaN where the notion does not apply) and the
+  (:attr:`TransferOptimizer.target_weights`; ``NaN`` where the notion does not apply) and the
   source weights (:attr:`TransferOptimizer.source_weights`).
 * ``source_only=True`` (TransBO, POGPE, TST, RGPE) searches with the source part of the
   surrogate alone, the ablation of Section 5.4 ("Source Knowledge Learning"); the source

@@ -105,7 +105,7 @@ def per_draw(ev: Evidence, kind: str, what: str) -> pd.DataFrame:
     """One value per seed draw (domain, seed size, repeat) of ``kind`` ("table"/"synthetic").
 
     ``what``: ``"tau"`` (Kendall's tau of predicted vs empirical score over the spaces, mean
-    over budgets; NaN budgets -- every empirical score 0 -- left out), ``"over"`` (share of
+    over budgets; ``NaN`` budgets -- every empirical score 0 -- left out), ``"over"`` (share of
     (space, budget) cells whose predicted score exceeds the empirical one), ``"broader"``
     (Spearman of budget vs the size of the empirical-best space, 0 when that size does not
     change), ``"broader_predicted"`` (the same for the predicted-best space), ``"precision"``

@@ -541,7 +541,7 @@ def faithfulness_summary(
     counted in ``n_undefined``. ``spearman_sd`` is the standard deviation of Spearman's rho
     over the repeats and ``spearman_low``/``spearman_high`` the 95 % Student-t interval of its
     mean (``mean -/+ t_{0.975, r-1} sd / sqrt(r)``, ``r`` defined repeats, clipped to
-    [-1, 1] where a correlation lives; NaN when fewer than two): with 3-5 seed draws per cell a
+    [-1, 1] where a correlation lives; ``NaN`` when fewer than two): with 3-5 seed draws per cell a
     bootstrap over repeats would be too coarse.
     """
     from scipy.stats import t as student_t

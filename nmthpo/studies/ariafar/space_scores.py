@@ -377,7 +377,7 @@ def calibration(frame: pd.DataFrame, score: str = "mean-b-ei") -> pd.DataFrame:
     """Magnitude of predicted vs empirical scores per (group, budget): over-estimation.
 
     Columns: ``predicted`` and ``empirical`` (means over spaces and repeats), ``ratio``
-    (their quotient, NaN if the empirical mean is 0) and ``overestimated`` (fraction of
+    (their quotient, ``NaN`` if the empirical mean is 0) and ``overestimated`` (fraction of
     (space, repeat) pairs with predicted > empirical).
     """
     sub = _check_score(frame, score).assign(

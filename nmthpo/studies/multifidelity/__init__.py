@@ -1,5 +1,4 @@
-"""Multi-fidelity HPO on the NMTLC learning curves of Zhang & Duh (2024): Chapter 7 of the book
-(issue 14).
+"""Multi-fidelity HPO on the NMTLC learning curves of Zhang & Duh (2024): Chapter 7 of the book.
 
 * :mod:`~nmthpo.studies.multifidelity.study` -- the chapter's grid, its cache and its tables
   (the methods are :mod:`nmthpo.optimizers.multifidelity`);

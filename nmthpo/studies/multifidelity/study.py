@@ -1,4 +1,4 @@
-"""Chapter 7: multi-fidelity HPO on the NMTLC learning curves (issue 14).
+"""Chapter 7: multi-fidelity HPO on the NMTLC learning curves.
 
 The grid (:data:`nmthpo.studies.grids.MULTIFIDELITY`) runs every method on every
 learning-curve task with the budget of 30 mean curves (random search then trains about 30

@@ -105,7 +105,7 @@ PAPER_TABLE1: dict[str, dict[str, tuple[float, ...]]] = {
 #: Figure 4 values the paper's text quotes (Section 3.4): Spearman of ja-en vs so-en.
 PAPER_SPEARMAN: dict[tuple[str, str], float] = {("ja-en", "so-en"): 0.084}
 
-#: Metrics other than BLEU that Chapter 1 describes (``gpu_memory`` NaN = not recorded).
+#: Metrics other than BLEU that Chapter 1 describes (``gpu_memory`` ``NaN`` = not recorded).
 OTHER_METRICS: tuple[str, ...] = ("dev_ppl", "num_updates", "gpu_memory", "num_param")
 
 #: BPE sizes identified across tasks for cross-task comparisons (paper, footnote 8).
@@ -201,7 +201,7 @@ def table2(tasks: Sequence[str] = NMTHPO_TASKS) -> pd.DataFrame:
 def metric_summary(tasks: Sequence[str] = NMTHPO_TASKS) -> pd.DataFrame:
     """Count of recorded values, median, minimum and maximum of every metric per task.
 
-    ``gpu_memory`` 0 in the data means "not recorded" and is excluded (NaN in the table).
+    ``gpu_memory`` 0 in the data means "not recorded" and is excluded (``NaN`` in the table).
     """
     frames = []
     for task in check_tasks(tasks):
@@ -222,7 +222,7 @@ def metric_summary(tasks: Sequence[str] = NMTHPO_TASKS) -> pd.DataFrame:
 def metric_correlations(tasks: Sequence[str] = NMTHPO_TASKS) -> pd.DataFrame:
     """Spearman correlation of each metric with dev BLEU and with decoding time, per task.
 
-    Rows where a metric is not recorded (``gpu_memory`` NaN) are left out of that metric's
+    Rows where a metric is not recorded (``gpu_memory`` ``NaN``) are left out of that metric's
     correlations; ``n`` is the number of rows used.
     """
     rows = []
@@ -258,7 +258,7 @@ def common_keys(configs: pd.DataFrame) -> pd.MultiIndex:
 
 
 def bleu_by_config(tasks: Sequence[str] = NMTHPO_TASKS) -> pd.DataFrame:
-    """BLEU of every task (columns) by cross-task configuration key (rows; NaN = absent)."""
+    """BLEU of every task (columns) by cross-task configuration key (rows; ``NaN`` = absent)."""
     cols = {}
     for task in check_tasks(tasks):
         table = load_table(task)
@@ -286,7 +286,7 @@ def spearman_matrix(
     Returns
     -------
     rho : DataFrame
-        Symmetric task x task matrix of Spearman's rho (NaN where fewer than 3 configurations
+        Symmetric task x task matrix of Spearman's rho (``NaN`` where fewer than 3 configurations
         are shared); ties get average ranks (``scipy.stats.spearmanr``).
     n : DataFrame
         Number of shared configurations each coefficient is computed on.
@@ -313,7 +313,8 @@ def spearman_interval(rho: float, n: int, level: float = 0.95) -> tuple[float, f
     """Fisher-z interval of a Spearman coefficient on ``n`` pairs.
 
     ``tanh(atanh(rho) -/+ z / sqrt(n - 3))`` with the standard error ``1.06 / sqrt(n - 3)`` of
-    Fieller, Hartley and Pearson (1957) for Spearman's rho; NaN when ``n <= 3`` or ``|rho| = 1``.
+    Fieller, Hartley and Pearson (1957) for Spearman's rho; ``NaN`` when ``n <= 3`` or
+    ``|rho| = 1``.
     """
     from nmthpo.engine.stats import normal_interval
 

@@ -338,7 +338,7 @@ def importance_table(
         Optuna's importance per hyperparameter, display names, descending.
     pairs : Series
         Every pair's importance from :func:`grid_fanova`, display names, descending.
-        Both are all NaN when the analysed performance is constant -- e.g. zh-en's top 1%,
+        Both are all ``NaN`` when the analysed performance is constant -- e.g. zh-en's top 1%,
         where the 0.99 quantile equals the three tied best models' 14.66 BLEU -- since there
         is then no variance to decompose.
     """

@@ -332,7 +332,7 @@ def front_evolution(
     per requested step; a step beyond the trial's end -- it stopped when the whole front was
     found -- gives the final front) and ``"true"`` (the table's Pareto set, gold stars).
 
-    Columns: ``kind, step, row, bleu, time`` (``step`` is NaN for the true front).
+    Columns: ``kind, step, row, bleu, time`` (``step`` is ``NaN`` for the true front).
     """
     from nmthpo.benchmark.tables import pareto_mask
 

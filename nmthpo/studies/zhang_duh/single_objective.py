@@ -162,7 +162,7 @@ def anytime_curves(
     """Best BLEU (and surrogate MSE, if recorded) over evaluations: quantiles over trials.
 
     A trial that stopped early (the oracle reached) keeps its best BLEU for the remaining steps;
-    its MSE is unknown there and left out of the quantiles (NaN-aware).
+    its MSE is unknown there and left out of the quantiles (``NaN``-aware).
     """
     bleu = load_table(task).bleu
     best, mse = [], []
@@ -516,7 +516,7 @@ def formatted(frame: pd.DataFrame, quantity: str) -> pd.DataFrame:
 
 
 def mean_ftb(per_trial: pd.DataFrame, method: str, task: str, trials: int | None = None) -> float:
-    """Mean ftb of ``method`` on ``task`` over its first ``trials`` trials (NaN if absent)."""
+    """Mean ftb of ``method`` on ``task`` over its first ``trials`` trials (``NaN`` if absent)."""
     sel = per_trial[(per_trial.method == method) & (per_trial.task == task)]
     if trials is not None:
         sel = sel[sel.trial < trials]
