@@ -3,7 +3,9 @@ chapter (``notebooks/*.ipynb``) or in a Markdown page of ``book/`` is either pas
 computation (MyST-NB ``{glue:text}`key```, which holds no digits) or a quotation of a paper
 listed in the one allow-list ``book/quotations.tsv`` (chapter, number, where the paper says it).
 
-Skipped: code spans and fenced code (the text of a directive such as an admonition is prose
+Skipped: blocks a tool writes between ``<!-- NAME:start (written by tools/...) -->`` and
+``<!-- NAME:end -->`` (measured, and kept current by that tool's own ``--check``), HTML
+comments, code spans and fenced code (the text of a directive such as an admonition is prose
 and is checked), roles (``{cite}``, ``{glue...}``, ``{doc}``), link targets,
 and numbers that name a section, table, figure or equation ("Section 6.1", "Eq. 3.2").
 
@@ -27,6 +29,13 @@ ALLOW = REPO / "book" / "quotations.tsv"
 # code fences (not MyST directives such as ```{admonition}, whose text is prose)
 _FENCE = re.compile(r"^(`{3,}|~{3,})(?![ \t]*\{)[^\n]*\n.*?^\1[ \t]*$", re.S | re.M)
 _CODE = re.compile(r"`[^`\n]*`")
+# a block a tool writes from its measurements (``tools/teaching_times.py``, checked by its
+# ``--check``), and any other HTML comment (not rendered)
+_GENERATED = re.compile(
+    r"<!--\s*([\w\-]+):start \(written by (tools/[\w\-]+\.py)[^)]*\)\s*-->.*?<!--\s*\1:end\s*-->",
+    re.S,
+)
+_COMMENT = re.compile(r"<!--.*?-->", re.S)
 _ROLE = re.compile(r"\{[\w:\-]+\}`[^`]*`")
 _LINK = re.compile(r"\]\([^)]*\)")
 _REF = re.compile(
@@ -50,7 +59,9 @@ def sources() -> dict[str, list[str]]:
 
 def decimals(text: str) -> list[tuple[str, str]]:
     """The typed decimals of one Markdown text, each with some context."""
-    for pat in (_FENCE, _ROLE, _CODE, _LINK, _REF):
+    # a generated block counts only if the tool that writes it exists
+    text = _GENERATED.sub(lambda m: " " if (REPO / m.group(2)).is_file() else m.group(0), text)
+    for pat in (_COMMENT, _FENCE, _ROLE, _CODE, _LINK, _REF):
         text = pat.sub(" ", text)
     found = []
     for m in _DECIMAL.finditer(text):

@@ -151,7 +151,8 @@ def read_ledger(path: str | Path) -> pd.DataFrame:
 
 
 def readable(frame: pd.DataFrame) -> pd.DataFrame:
-    """The ledger as the appendix shows it: one row per claim, the interval in one column."""
+    """The ledger as the appendix shows it: one row per claim, the chapter beside the place in
+    the paper (``ch. 2: Sec. 5``), the interval in one column."""
     import pandas as pd
 
     from nmthpo.engine.numbers import fmt
@@ -165,8 +166,11 @@ def readable(frame: pd.DataFrame) -> pd.DataFrame:
     out = pd.DataFrame(
         {
             "id": frame["id"],
-            "chapter": frame["chapter"].str.slice(0, 2),
-            "where": frame["where"],
+            # the chapter beside the place in the paper: one column less to fit the page
+            "where": [
+                f"ch. {int(c[:2])}: {w}"
+                for c, w in zip(frame["chapter"], frame["where"], strict=True)
+            ],
             "statement": frame["statement"],
             "paper": frame["paper_value"],
             "ours": frame["ours"].replace("", "-"),

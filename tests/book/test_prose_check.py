@@ -41,3 +41,14 @@ def test_the_text_of_a_directive_is_prose_but_fenced_code_is_not():
         "```python\nx = 0.5\n```\n"
     )
     assert [n for n, _ in pc.decimals(text)] == ["84.5"]
+
+
+def test_a_block_written_by_an_existing_tool_is_skipped_but_not_a_forged_one():
+    pc = _tool()
+    block = (
+        "<!-- times:start (written by tools/{tool}; do not edit by hand) -->\n"
+        '| 1 | 1.2 s |\n<!-- times-data {{"s": 35.4}} -->\n<!-- times:end -->\n'
+        "typed 2.5 after it"
+    )
+    assert [n for n, _ in pc.decimals(block.format(tool="teaching_times.py"))] == ["2.5"]
+    assert [n for n, _ in pc.decimals(block.format(tool="no_such_tool.py"))] == ["1.2", "2.5"]

@@ -96,6 +96,7 @@ def run_metrics(
     jobs: int = 1,
     settings: Mapping[str, Any] | None = None,
     read_book: bool = True,
+    cache: bool = True,
 ) -> pd.DataFrame:
     """Per-trial metrics of one (method, task) run, computed from the run's trials.
 
@@ -103,13 +104,17 @@ def run_metrics(
     cache (one Parquet file per run with a checksummed sidecar, resumable): the book's
     ``results/multifidelity`` when it holds the run (unless ``read_book`` is False: the speed
     benchmark) or under ``make results`` (``NMTHPO_WRITE_RESULTS=1``); otherwise the user
-    cache (:func:`nmthpo.studies.grids.run_cache_dir`).
+    cache (:func:`nmthpo.studies.grids.run_cache_dir`). With ``cache=False`` the run is
+    computed in memory and no cache is read or written (an exercise's variants, which take
+    milliseconds and should leave nothing behind).
     """
     table = load_curves(task)
     budget = default_budget(table, budget_curves)
     tol = tolerance(task) if tol is None else float(tol)
     spec = CurveRunSpec.of(method, task, budget, seed, settings)
-    cache = run_cache_dir(FOLDER, spec, trials) if read_book else user_dir(FOLDER)
+    cache_dir = None
+    if cache:
+        cache_dir = run_cache_dir(FOLDER, spec, trials) if read_book else user_dir(FOLDER)
     res = run_curves(
         method,
         task,
@@ -118,7 +123,7 @@ def run_metrics(
         seed=seed,
         settings=settings,
         jobs=jobs,
-        cache_dir=cache,
+        cache_dir=cache_dir,
     )
     frame = _significant(trial_metrics(res.frame, table, budget, tol))
     frame.insert(0, "task", task)
