@@ -30,7 +30,9 @@ __all__ = [
     "HYPERPARAMETERS",
     "SHARED_SCALES",
     "UPSTREAM_SCALES",
+    "NMTLC_SCALES",
     "Scale",
+    "column_scales",
     "search_space",
     "shared_encoding",
     "upstream_scaling",
@@ -119,3 +121,32 @@ def shared_encoding(configs: pd.DataFrame) -> np.ndarray:
 def search_space(configs: pd.DataFrame) -> dict[str, list[float]]:
     """The set of values each hyperparameter takes in a table (a row of Table 1)."""
     return {h: sorted(float(v) for v in configs[h].unique()) for h in configs.columns}
+
+
+#: Scales of the NMTLC fine-tuning space (the encoding of ``nmthpo.benchmark.tables``: LLM
+#: family one-hot, log2 of sizes, LoRA rank, batch size and learning rate).
+NMTLC_SCALES: dict[str, str] = {
+    "llm": "categorical",
+    "llm_params": "log2",
+    "lora_rank": "log2",
+    "batch_size": "log2",
+    "lr": "log2",
+}
+
+
+def column_scales(configs: pd.DataFrame) -> tuple[str, ...]:
+    """Per column of ``configs``: ``"log2"``, ``"linear"`` or ``"categorical"``, the scale on
+    which the package's encodings space its values (:data:`SHARED_SCALES` for the NMTHPO
+    hyperparameters, :data:`NMTLC_SCALES` for the NMTLC space; a column of text that neither
+    names is categorical, any other numeric column linear)."""
+    out = []
+    for name in configs.columns:
+        if name in NMTLC_SCALES and not (name == "lr" and "bpe" in configs.columns):
+            out.append(NMTLC_SCALES[name])
+        elif name in SHARED_SCALES:
+            out.append("log2" if SHARED_SCALES[name].log2 else "linear")
+        elif not pd.api.types.is_numeric_dtype(configs[name]):
+            out.append("categorical")
+        else:
+            out.append("linear")
+    return tuple(out)

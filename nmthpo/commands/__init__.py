@@ -8,7 +8,14 @@ its command function imports what the command needs.
 __all__ = ["COMMAND_MODULES", "command_name"]
 
 #: Modules of this package that add a subcommand (in help order).
-COMMAND_MODULES: tuple[str, ...] = ("ga_study", "score_spaces", "transfer", "compare", "claims")
+COMMAND_MODULES: tuple[str, ...] = (
+    "ga_study",
+    "score_spaces",
+    "transfer",
+    "compare",
+    "claims",
+    "check_method",
+)
 
 
 def command_name(module: str) -> str:

@@ -45,6 +45,36 @@ _ADAPTERS: dict[str, tuple[str, str, str, str]] = {
         "optuna-pruner:HyperbandPruner",
         "an Optuna pruner on learning curves",
     ),
+    "smac": (
+        "nmthpo.optimizers.adapters.smac:SmacOptimizer",
+        "<hpo|blackbox>",
+        "smac:blackbox",
+        "SMAC3's facade on a lookup table (extra: peers)",
+    ),
+    "hebo": (
+        "nmthpo.optimizers.adapters.hebo:HeboOptimizer",
+        "",
+        "hebo",
+        "HEBO on a lookup table (extra: peers)",
+    ),
+    "nevergrad": (
+        "nmthpo.optimizers.adapters.nevergrad:NevergradOptimizer",
+        "<Optimizer>",
+        "nevergrad:NGOpt",
+        "a Nevergrad optimizer on a lookup table (extra: peers)",
+    ),
+    "hyperopt": (
+        "nmthpo.optimizers.adapters.hyperopt:HyperoptOptimizer",
+        "<tpe|rand|anneal>",
+        "hyperopt:tpe",
+        "hyperopt on a lookup table (extra: peers)",
+    ),
+    "skopt": (
+        "nmthpo.optimizers.adapters.skopt:SkoptOptimizer",
+        "<gp|rf|et|gbrt>",
+        "skopt:gp",
+        "scikit-optimize on a lookup table (extra: peers)",
+    ),
 }
 
 
@@ -178,18 +208,19 @@ def _adapter_lines() -> list[str]:
     """One line per adapter prefix and one for ``module:Class``."""
     import importlib
 
-    from nmthpo.optimizers.registry import PREFIXES
+    from nmthpo.optimizers.registry import prefixes
     from nmthpo.optimizers.settings import declared, describe, more
 
     out = ["", "Also accepted as METHOD:"]
-    for prefix, hook in PREFIXES.items():
+    for prefix, hook in prefixes().items():
         if prefix not in _ADAPTERS:
             out += _wrap(f"{prefix}:<Name>  an adapter ({hook})", 4, "  ")
             continue
         path, placeholder, example, what = _ADAPTERS[prefix]
         module, _, name = path.partition(":")
         decl = declared(getattr(importlib.import_module(module), name))
-        text = f"{prefix}:{placeholder}  {what}, e.g. {example}"
+        name_form = f"{prefix}:{placeholder}" if placeholder else prefix
+        text = f"{name_form}  {what}, e.g. {example}"
         if decl is not None:
             names = [i.name for i in describe(decl) if not i.context]
             extra = more(decl)

@@ -140,10 +140,11 @@ from nmthpo.errors import (
     check_output_dir,
     fault_from_oserror,
 )
-from nmthpo.optimizers.base import user_code
+from nmthpo.optimizers.base import RunContext, user_code
 from nmthpo.optimizers.registry import (
     MethodSpec,
     build,
+    check_available,
     check_settings,
     load_class,
     method_name,
@@ -172,6 +173,7 @@ __all__ = [
     "run_specs",
     "run_transfer",
     "run_trial",
+    "run_context",
     "trial_optimizer",
     "write_output_checksums",
 ]
@@ -356,6 +358,7 @@ class RunSpec:
             raise InputValueError(f"seed must be >= 0, got {self.seed}")
         n = load_table(self.task).n_rows
         check_settings(m, self.settings, self.method, transfer=self.sources is not None, rows=n)
+        check_available(m, self.method)
         if not 1 <= self.n_init <= n:
             raise InputValueError(
                 f"n_init={self.n_init}: must be between 1 and the {n} rows of {self.task}"
@@ -508,6 +511,23 @@ def run_trial(spec: RunSpec, trial: int) -> dict[str, np.ndarray]:
     return out
 
 
+def run_context(spec: RunSpec) -> RunContext:
+    """What an optimiser with ``wants_context = True`` is told about the run of ``spec``
+    (:class:`~nmthpo.optimizers.base.RunContext`)."""
+    from nmthpo.benchmark.space import column_scales
+
+    table = load_table(spec.task)
+    return RunContext(
+        task=spec.task,
+        budget=table.n_rows if spec.budget is None else int(spec.budget),
+        n_init=int(spec.n_init),
+        objective=spec.objective,
+        columns=tuple(str(c) for c in table.configs.columns),
+        scales=column_scales(table.configs),
+        configs=table.configs,
+    )
+
+
 def trial_optimizer(spec: RunSpec, trial: int) -> tuple[Any, list[Recorder]]:
     """The optimiser of trial ``trial`` (generator ``default_rng([seed, trial, 1])``; for a
     transfer run with its context: fitted sources, target, kernel, meta-features) and the
@@ -547,6 +567,7 @@ def trial_optimizer(spec: RunSpec, trial: int) -> tuple[Any, list[Recorder]]:
             np.random.default_rng([spec.seed, trial, 1]),
             spec.objective,
             context,
+            run_context=run_context(spec),
             **dict(spec.settings),
         )
     if hasattr(opt, "asks"):

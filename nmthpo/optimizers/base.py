@@ -26,6 +26,13 @@ passes the *transfer context* as keyword arguments:
 * ``metafeatures``: the target's and the sources' meta-features, precomputed from the tables
   (:class:`nmthpo.benchmark.metafeatures.TransferMetaFeatures`; ``None`` without sources).
 
+An optimiser that needs to know the run it serves -- a library that must be told its budget up
+front (SMAC3, Nevergrad) or wants the hyperparameters' names, raw values and scales -- says so
+with the class attribute ``wants_context = True``; the runner then passes
+``run_context=``:class:`RunContext` (the task, the budget of evaluations with the initial rows
+included, ``n_init``, the objective and the search space). It is not a setting: it is not part
+of a run's identity (the spec already holds the task and the budget) and cannot be set by a user.
+
 Optimisers of other packages plug in without registration: ``"module:Class"`` names them
 (:func:`nmthpo.optimizers.registry.resolve`). A transfer optimiser also exposes
 ``target_weights`` and ``source_weights`` (lists, one entry per ``ask``) if it has weights;
@@ -43,6 +50,7 @@ from __future__ import annotations
 
 import operator
 from contextlib import AbstractContextManager
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -51,6 +59,7 @@ from nmthpo.errors import NmthpoError, UserCodeError
 
 __all__ = [
     "QUOTE_CHARS",
+    "RunContext",
     "TableOptimizer",
     "integer_like",
     "quote_value",
@@ -149,6 +158,38 @@ class _UserCode(AbstractContextManager[None]):
         raise user_code_error(text, self.method, self.trial) from exc
 
 
+@dataclass(frozen=True)
+class RunContext:
+    """What an optimiser with ``wants_context = True`` is told about the run (module docstring).
+
+    Attributes
+    ----------
+    task : str
+        The table's task name.
+    budget : int
+        Evaluations of the trial, the initial rows included (the table's rows when the run
+        has no budget: it then stops at the target or when the table is exhausted).
+    n_init : int
+        Initial rows, told before the first ``ask``.
+    objective : {"bleu", "pareto"}
+    columns : tuple of str
+        The hyperparameters' names, one per column of ``X``.
+    scales : tuple of str
+        Per column: ``"log2"`` (the encodings space its values on a log scale), ``"linear"``
+        or ``"categorical"`` (:func:`nmthpo.benchmark.space.column_scales`).
+    configs : pandas.DataFrame
+        The raw hyperparameter values of every row (row ``i`` of ``X`` is row ``i`` here).
+    """
+
+    task: str
+    budget: int
+    n_init: int
+    objective: str
+    columns: tuple[str, ...]
+    scales: tuple[str, ...]
+    configs: Any = field(repr=False, compare=False)
+
+
 class TableOptimizer:
     """Base class: bookkeeping of labelled rows, the unevaluated mask and the history.
 
@@ -167,6 +208,8 @@ class TableOptimizer:
     #: SciPy before it limits BLAS to one thread per trial (threadpoolctl limits only the
     #: libraries loaded by then). ``False`` for pure-NumPy methods keeps their runs light.
     uses_scipy: bool = True
+    #: Whether the runner passes ``run_context=`` (a :class:`RunContext`) to the constructor.
+    wants_context: bool = False
 
     def __init__(
         self, X: np.ndarray, rng: np.random.Generator, objective: str = "bleu", **settings: Any

@@ -13,8 +13,11 @@ name, fixed settings and what the method supports):
   with ``ask()`` and ``tell(row, y)`` built as ``Class(X, rng, objective=..., **settings)``;
 * ``"prefix:Name"`` with a prefix of :data:`PREFIXES` -- an adapter hook
   ``"module:function"`` called with ``Name`` that returns the :class:`MethodSpec` (e.g.
-  ``optuna:TPESampler`` through ``nmthpo.optimizers.adapters.optuna:from_name``); a prefix
-  wins over a module of the same name;
+  ``optuna:TPESampler`` through ``nmthpo.optimizers.adapters.optuna:from_name``; the other
+  libraries' adapters ``smac:hpo``, ``hebo``, ``nevergrad:NGOpt``, ``hyperopt:tpe``,
+  ``skopt:gp``); a prefix wins over a module of the same name. Other packages add prefixes
+  through the entry-point group :data:`ENTRY_POINT_GROUP` (``nmthpo.methods``,
+  :func:`prefixes`);
 * in Python, a class or a :class:`MethodSpec`.
 
 What a worker process needs to rebuild the method is the :class:`MethodSpec` itself (plain
@@ -66,7 +69,9 @@ __all__ = [
     "CONTEXT_KEYS",
     "METHODS",
     "METHOD_KINDS",
+    "ENTRY_POINT_GROUP",
     "PREFIXES",
+    "prefixes",
     "MethodSpec",
     "available",
     "build",
@@ -383,7 +388,27 @@ METHODS: dict[str, MethodSpec] = {
 PREFIXES: dict[str, str] = {
     "optuna": "nmthpo.optimizers.adapters.optuna:from_name",
     "optuna-pruner": f"{_MF}.optuna_pruner:from_name",
+    "smac": "nmthpo.optimizers.adapters.smac:from_name",
+    "hebo": "nmthpo.optimizers.adapters.hebo:from_name",
+    "nevergrad": "nmthpo.optimizers.adapters.nevergrad:from_name",
+    "hyperopt": "nmthpo.optimizers.adapters.hyperopt:from_name",
+    "skopt": "nmthpo.optimizers.adapters.skopt:from_name",
 }
+
+#: The entry-point group through which another package adds adapter prefixes: an entry point
+#: ``name = "module:function"`` makes ``name:Anything`` (and ``name`` alone) resolve through
+#: ``function``, as :data:`PREFIXES` does; the package's own prefixes cannot be replaced.
+ENTRY_POINT_GROUP = "nmthpo.methods"
+
+
+def prefixes() -> dict[str, str]:
+    """:data:`PREFIXES` and the prefixes other packages declare in :data:`ENTRY_POINT_GROUP`."""
+    from importlib.metadata import entry_points
+
+    out = dict(PREFIXES)
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        out.setdefault(ep.name, ep.value)
+    return out
 
 
 def constructor_settings(cls: type) -> tuple[list[str], bool]:
@@ -392,7 +417,8 @@ def constructor_settings(cls: type) -> tuple[list[str], bool]:
     package's declarations are checked against it by ``tests/optimizers/test_registry.py``).
 
     The settings are the keyword parameters after the positional ``X, rng`` (a lookup-table
-    optimiser) or ``X, longest, rng`` (a multi-fidelity one), except ``objective``. Follows
+    optimiser) or ``X, longest, rng`` (a multi-fidelity one), except ``objective`` and
+    ``run_context`` (:class:`~nmthpo.optimizers.base.RunContext`, the runner's). Follows
     ``**settings`` up the class hierarchy (an ``__init__`` may pass what it does not know to
     its parent) until an ``__init__`` without ``**`` or the base class
     (:class:`~nmthpo.optimizers.base.TableOptimizer`,
@@ -420,7 +446,7 @@ def constructor_settings(cls: type) -> tuple[list[str], bool]:
             p.name
             for p in params[lead:]
             if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
-            and p.name != "objective"
+            and p.name not in ("objective", "run_context")  # not settings: the runner's
             and p.name not in names
         ]
         if klass in (TableOptimizer, FidelityOptimizer) or not any(
@@ -567,7 +593,7 @@ def method_name(method: str) -> str:
     """The name a run records for the method string ``method``: a registered name or a
     ``prefix:Name`` as given; a ``module:Class`` as :attr:`MethodSpec.name` of the class (with
     its ``method_key``, if it declares one), so the string and the class name one method."""
-    if ":" not in method or method.partition(":")[0] in PREFIXES:
+    if ":" not in method or method.partition(":")[0] in prefixes():
         return method
     return resolve(method).name
 
@@ -585,7 +611,10 @@ def resolve(method: str | type | MethodSpec) -> MethodSpec:
         )
     if not method.strip():
         raise InputValueError(f"method={method!r}: empty; give e.g. 'rs' or 'module:Class'")
-    if ":" not in method:
+    table = prefixes()
+    if ":" not in method and method not in METHODS and method in table:
+        pass  # a library's bare name (hebo): its adapter hook resolves it below
+    elif ":" not in method:
         if method not in METHODS:
             raise InputKeyError(
                 f"unknown method {method!r}; valid methods: {', '.join(available())}"
@@ -594,14 +623,12 @@ def resolve(method: str | type | MethodSpec) -> MethodSpec:
         return METHODS[method]
     prefix = method.partition(":")[0]
     try:
-        if prefix in PREFIXES:
-            hook = _import_attr(PREFIXES[prefix], f"adapter of {prefix!r}")
-            with user_code(f"adapter {PREFIXES[prefix]}", method):
+        if prefix in table:
+            hook = _import_attr(table[prefix], f"adapter of {prefix!r}")
+            with user_code(f"adapter {table[prefix]}", method):
                 out = hook(method)
             if not isinstance(out, MethodSpec):
-                raise InputTypeError(
-                    f"adapter {PREFIXES[prefix]} returned {out!r}, not a MethodSpec"
-                )
+                raise InputTypeError(f"adapter {table[prefix]} returned {out!r}, not a MethodSpec")
             return out
         path, _, key = method.partition("@")
         return spec_from_class(_import_attr(path, "method"), key or None)
@@ -635,13 +662,15 @@ def build(
     rng: np.random.Generator,
     objective: str = "bleu",
     context: dict[str, Any] | None = None,
+    run_context: Any = None,
     **overrides: Any,
 ) -> Any:
     """Instantiate ``spec`` on encoded rows ``X`` with generator ``rng``.
 
     ``context`` (a run with source tasks: ``sources``, ``target_task``, ``kernel``,
     ``metafeatures``) is passed to methods that take it and refused by the others;
-    ``overrides`` update the fixed settings.
+    ``run_context`` (a :class:`~nmthpo.optimizers.base.RunContext`) to the classes that say
+    ``wants_context = True``; ``overrides`` update the fixed settings.
     """
     if context is not None and not spec.accepts_sources():
         raise ValueError(
@@ -650,6 +679,8 @@ def build(
         )
     cls = load_class(spec, transfer=context is not None)
     settings = {**spec.settings, **(context or {}), **overrides}
+    if run_context is not None and getattr(cls, "wants_context", False):
+        settings["run_context"] = run_context
     return cls(X, rng, objective=objective, **settings)
 
 
@@ -676,6 +707,19 @@ def make_optimizer(
 
 #: Keyword arguments the runner passes to a transfer optimiser itself (not user settings).
 CONTEXT_KEYS = frozenset({"sources", "kernel", "target_task", "metafeatures"})
+
+
+def check_available(spec: MethodSpec, label: str | None = None) -> None:
+    """Refuse a method whose library is not installed, before any work: the class's
+    ``check_available(label)`` hook, if it has one (the adapters of other libraries,
+    :class:`~nmthpo.optimizers.adapters.library.LibraryOptimizer`). Loading the class imports
+    only the adapter's module, not the library."""
+    if spec.fidelity or not spec.module.startswith("nmthpo.optimizers.adapters."):
+        return  # only the package's adapters have the hook (a user's module is not imported)
+    cls = load_class(spec)
+    hook = getattr(cls, "check_available", None)
+    if hook is not None:
+        hook(label or spec.name)
 
 
 def check_settings(

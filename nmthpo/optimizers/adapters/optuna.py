@@ -75,6 +75,7 @@ from nmthpo.errors import InputKeyError
 from nmthpo.optimizers.base import TableOptimizer
 from nmthpo.optimizers.registry import MethodSpec
 from nmthpo.optimizers.settings import setting
+from nmthpo.optimizers.space import OrdinalSpace
 
 __all__ = [
     "FALLBACKS",
@@ -307,16 +308,9 @@ class OptunaSampler(TableOptimizer):
         self.max_asks = int(max_asks)
         d = self.X.shape[1]
         self.names = [f"x{j}" for j in range(d)]
-        self.levels = [np.unique(self.X[:, j]) for j in range(d)]
-        codes = (
-            np.column_stack([np.searchsorted(lv, self.X[:, j]) for j, lv in enumerate(self.levels)])
-            if d
-            else np.zeros((self.n, 0), dtype=int)
-        )
-        self.codes = codes.astype(int)
-        self._rows_of: dict[tuple[int, ...], list[int]] = {}
-        for i, c in enumerate(map(tuple, self.codes.tolist())):
-            self._rows_of.setdefault(c, []).append(i)
+        self.grid = OrdinalSpace(self.X)  # ranks per column (nmthpo.optimizers.space)
+        self.levels = self.grid.levels
+        self.codes = self.grid.codes
         self.distributions: dict[str, Any] = {}
         for name, lv in zip(self.names, self.levels, strict=True):
             if space == "ordered":
@@ -409,8 +403,8 @@ class OptunaSampler(TableOptimizer):
                 trial = self.study.ask(self.distributions)
                 asks += 1
                 codes = self._codes_of(trial.params)
-                rows = self._rows_of.get(codes)
-                if rows is None:
+                rows = self.grid.rows_of(codes)
+                if not rows:
                     self.study.tell(trial, state=TrialState.PRUNED)
                 else:
                     fresh = [r for r in rows if not self.observed[r]]

@@ -118,9 +118,9 @@ def test_whole_table_distinct_rows_and_bookkeeping(space):
     pruned = [t for t in trials if t.state == TrialState.PRUNED]
     assert pruned, "zh-en fills 55% of its grid: some proposals must be missing combinations"
     for t in pruned:
-        assert opt._codes_of(t.params) not in opt._rows_of
+        assert not opt.grid.rows_of(opt._codes_of(t.params))
     for t in complete:
-        row = opt._rows_of[opt._codes_of(t.params)][0]
+        row = opt.grid.rows_of(opt._codes_of(t.params))[0]
         assert t.values == [tab.bleu[row]]
     assert len(complete) >= tab.n_rows
     with pytest.raises(RuntimeError, match="every row"):
@@ -167,7 +167,7 @@ def test_stuck_sampler_falls_back_to_nearest_row():
     X = tab.encode()
     opt = OptunaSampler(X, np.random.default_rng(0), sampler="BruteForceSampler")
     missing = next(
-        c for c in np.ndindex(*[len(lv) for lv in opt.levels]) if tuple(c) not in opt._rows_of
+        c for c in np.ndindex(*[len(lv) for lv in opt.levels]) if not opt.grid.rows_of(c)
     )
 
     class Stuck(optuna.samplers.RandomSampler):

@@ -1,0 +1,129 @@
+"""HEBO as a table method: ``hebo``.
+
+HEBO (Cowen-Rivers et al. 2022; winner of the NeurIPS 2020 black-box optimisation challenge) is
+a GP-based optimiser with input and output warping and a multi-objective acquisition (an
+ensemble of EI, PI and UCB optimised by an evolutionary algorithm). Its ``suggest`` /
+``observe`` interface is driven over a ``DesignSpace`` of one integer parameter per column,
+the ranks of the column's values.
+
+HEBO reads and advances the process's *global* NumPy and torch random state, and ``import
+hebo`` sets torch to one thread for the whole process. The adapter therefore keeps a random
+state of its own, seeded from the trial's generator, and swaps it in around every call
+(:func:`~nmthpo.optimizers.adapters.library.swapped_global_rng`), runs HEBO with one torch
+thread and restores the process's thread count after the import and after every call: a
+trial depends only on (task, settings, seed, trial), and nothing else in the process changes.
+The rest (one ask per evaluated row, snapping, quiet calls) is
+:mod:`nmthpo.optimizers.adapters.library`.
+
+Installing: HEBO 0.3.6 declares ``numpy<1.25`` and ``pymoo==0.6.0``, so ``pip install HEBO``
+backtracks to 0.3.2, whose import fails; the ``peers`` extra installs HEBO without its declared
+dependencies beside the ones it imports (``requirements-peers.lock``; see the README).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from nmthpo.errors import InputKeyError
+from nmthpo.optimizers.adapters.library import LibraryOptimizer, require, swapped_global_rng
+from nmthpo.optimizers.base import RunContext
+from nmthpo.optimizers.registry import MethodSpec
+from nmthpo.optimizers.settings import setting
+
+__all__ = ["HeboOptimizer", "HeboSettings", "from_name"]
+
+
+def from_name(name: str) -> MethodSpec:
+    """The registry entry of ``hebo`` (the registry's hook for the bare name)."""
+    if name != "hebo":
+        raise InputKeyError(f"unknown HEBO method {name!r}; valid: hebo")
+    return MethodSpec(
+        __name__,
+        "HeboOptimizer",
+        {},
+        ("bleu",),
+        "HEBO over the ranks of the table's columns (suggest/observe adapter)",
+    )
+
+
+@contextlib.contextmanager
+def _one_torch_thread() -> Iterator[None]:
+    import torch
+
+    n = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(n)
+
+
+@dataclass(frozen=True)
+class HeboSettings:
+    """Settings of :class:`HeboOptimizer` (HEBO's own defaults)."""
+
+    rand_sample: int = setting(
+        4, "observations before the model is used (HEBO's rand_sample)", low=1, high=100_000
+    )
+
+
+class HeboOptimizer(LibraryOptimizer):
+    """HEBO over the ranks of the table's columns (module docstring)."""
+
+    library = "HEBO"
+    module = "hebo"
+    Settings = HeboSettings
+
+    def __init__(
+        self,
+        X: np.ndarray,
+        rng: np.random.Generator,
+        objective: str = "bleu",
+        run_context: RunContext | None = None,
+        rand_sample: int = 4,
+    ) -> None:
+        super().__init__(X, rng, objective, run_context)
+        import torch
+
+        with _one_torch_thread():  # import hebo sets the process's torch threads
+            require("hebo.optimizers.hebo", "hebo", self.library)
+            from hebo.design_space.design_space import DesignSpace
+            from hebo.optimizers.hebo import HEBO
+        self.names = [f"x{j}" for j in range(len(self.sizes))]
+        space = DesignSpace().parse(
+            [
+                {"name": n, "type": "int", "lb": 0, "ub": int(k) - 1}
+                for n, k in zip(self.names, self.sizes, strict=True)
+            ]
+        )
+        gen = torch.Generator().manual_seed(self.library_seed)
+        self._state: dict[str, Any] = {
+            "numpy": np.random.RandomState(self.library_seed).get_state(),
+            "torch": gen.get_state(),
+        }
+        with self._library():
+            self.hebo: Any = HEBO(
+                space, rand_sample=int(rand_sample), scramble_seed=self.library_seed
+            )
+
+    @contextlib.contextmanager
+    def _library(self) -> Iterator[None]:
+        with _one_torch_thread(), swapped_global_rng(self._state, torch=True):
+            yield
+
+    def propose(self) -> tuple[np.ndarray, Any]:
+        with self._library():
+            rec = self.hebo.suggest(n_suggestions=1)
+        return np.array([float(rec[n].iloc[0]) for n in self.names]), None
+
+    def observe(self, codes: np.ndarray, loss: float, token: Any) -> None:
+        import pandas as pd
+
+        frame = pd.DataFrame([{n: int(c) for n, c in zip(self.names, codes, strict=True)}])
+        with self._library():
+            self.hebo.observe(frame, np.array([[float(loss)]]))

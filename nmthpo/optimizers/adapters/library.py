@@ -1,0 +1,213 @@
+"""The one rule by which another HPO library searches a table: :class:`LibraryOptimizer`.
+
+The adapters of SMAC3, HEBO, Nevergrad, hyperopt and scikit-optimize (one module each in
+:mod:`nmthpo.optimizers.adapters`) differ only in how they ask and tell their library; the rest
+is this base class, so that every library is measured under the same rule:
+
+* **Space.** Each column is an ordinal parameter over the ranks of its values
+  (:class:`~nmthpo.optimizers.space.OrdinalSpace`); a library sees integers ``0 .. k-1`` per
+  column (or their ``[0, 1]`` images where it works on a box).
+* **One library ask per evaluated row.** ``ask()`` asks the library once. A proposal that is
+  an unevaluated row is taken; any other (a combination the table lacks, or a row evaluated
+  before) becomes the nearest unevaluated row (:meth:`OrdinalSpace.snap
+  <nmthpo.optimizers.space.OrdinalSpace.snap>`: Euclidean over scaled ranks, ties to the lowest
+  row id). The library is then told the row that was *evaluated* -- its ranks and its value --
+  never a value for a point it did not get. ``asks`` counts the library's asks per evaluated
+  row (1, or 0 for the initial rows the runner tells without asking) and ``snapped`` whether
+  the proposal was moved; ``n_snapped`` is their sum.
+* **Minimisation.** The libraries minimise: they are told ``-BLEU``.
+* **Seeding.** The library's seed is drawn from the trial's generator, so a trial depends only
+  on (method, task, settings, seed, trial): identical with 1 worker, many workers or Dask.
+  An adapter whose library reads global random state (HEBO: NumPy's and torch's) keeps that
+  state of its own and swaps it in around each call (:func:`swapped_global_rng`).
+* **Quiet.** Whatever a library prints goes nowhere (stdout and stderr are captured around
+  each call, :func:`quiet`), so a run's output is the package's own.
+* **Budget.** ``run_context.budget`` (:class:`~nmthpo.optimizers.base.RunContext`) is the
+  number of evaluations of the trial, the initial rows included; libraries that need it up
+  front (SMAC3's ``n_trials``, Nevergrad's ``budget``) are given it.
+
+A library that is not installed is refused before any work, in one line that names the extra
+that installs it (:func:`require`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import io
+import warnings
+from collections.abc import Iterator
+from typing import Any, ClassVar
+
+import numpy as np
+
+from nmthpo.errors import InputValueError
+from nmthpo.optimizers.base import RunContext, TableOptimizer
+from nmthpo.optimizers.space import OrdinalSpace
+
+__all__ = ["EXTRA", "LibraryOptimizer", "quiet", "require", "swapped_global_rng"]
+
+#: The optional dependency group that installs every library adapter's library.
+EXTRA = "peers"
+
+
+def require(module: str, method: str, package: str) -> Any:
+    """Import ``module`` or refuse the method in one line naming the extra that installs it.
+
+    Raises
+    ------
+    nmthpo.errors.InputValueError
+        ``method smac:hpo needs SMAC3 (import smac failed: ...); install the extra:
+        pip install -e '.[peers]'``.
+    """
+    try:
+        with quiet():
+            return importlib.import_module(module)
+    except ImportError as exc:
+        raise InputValueError(
+            f"method {method} needs {package} (import {module} failed: {exc}); install the "
+            f"extra: pip install -e '.[{EXTRA}]' (see the README, 'Other HPO libraries')"
+        ) from None
+
+
+@contextlib.contextmanager
+def quiet() -> Iterator[None]:
+    """Run a library call with its prints and warnings kept out of the run's output."""
+    with (
+        contextlib.redirect_stdout(io.StringIO()),
+        contextlib.redirect_stderr(io.StringIO()),
+        warnings.catch_warnings(),
+    ):
+        warnings.simplefilter("ignore")
+        yield
+
+
+@contextlib.contextmanager
+def swapped_global_rng(state: dict[str, Any], torch: bool = False) -> Iterator[None]:
+    """Swap the adapter's own global NumPy (and torch) random state in for one library call.
+
+    ``state`` holds the adapter's states between calls (``"numpy"``, ``"torch"``); on exit the
+    new states are stored in it and the process's previous states are restored, so that the
+    library's use of global random state neither depends on nor changes anything else.
+    """
+    saved_np = np.random.get_state()  # noqa: NPY002 - the legacy global state a library reads
+    np.random.set_state(state["numpy"])  # noqa: NPY002
+    if torch:
+        import torch as _torch
+
+        saved_torch = _torch.get_rng_state()
+        _torch.set_rng_state(state["torch"])
+    try:
+        yield
+    finally:
+        state["numpy"] = np.random.get_state()  # noqa: NPY002
+        np.random.set_state(saved_np)  # noqa: NPY002
+        if torch:
+            state["torch"] = _torch.get_rng_state()
+            _torch.set_rng_state(saved_torch)
+
+
+class LibraryOptimizer(TableOptimizer):
+    """Base of the adapters of other HPO libraries (module docstring: the one rule).
+
+    Subclasses implement :meth:`propose` (ask the library once; return the proposal in ranks
+    of the :attr:`free` columns and a token the library needs to be told about it) and
+    :meth:`observe` (tell the library the evaluated row's ranks and loss, with the token when
+    the row is the proposal itself). The library's space is :attr:`sizes`: one integer
+    dimension ``0 .. sizes[j] - 1`` per column that is not constant.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d)
+    rng : numpy.random.Generator
+        Draws the library's seed (:attr:`library_seed`).
+    objective : {"bleu"}
+    run_context : RunContext, optional
+        The run (budget, task, space); without it (an optimiser built by hand) the budget is
+        the table's rows.
+
+    Attributes
+    ----------
+    space : OrdinalSpace
+    budget : int
+    library_seed : int
+    asks : list of int
+        Library asks per evaluated row (1; 0 for a row told without asking).
+    snapped : list of bool
+        Per evaluated row, whether the library's proposal was moved to it.
+    """
+
+    objectives = ("bleu",)
+    wants_context = True
+    #: Human name of the library (messages) and the module :func:`require` imports.
+    library: ClassVar[str] = ""
+    module: ClassVar[str] = ""
+
+    @classmethod
+    def check_available(cls, method: str) -> None:
+        """Refuse ``method`` before any work if its library is not installed (:func:`require`;
+        the runner's validation calls this hook)."""
+        if cls.module:
+            require(cls.module, method, cls.library)
+
+    def __init__(
+        self,
+        X: np.ndarray,
+        rng: np.random.Generator,
+        objective: str = "bleu",
+        run_context: RunContext | None = None,
+    ) -> None:
+        super().__init__(X, rng, objective)
+        self.space = OrdinalSpace(self.X)
+        #: The columns with more than one value: the library's dimensions (a constant column
+        #: is no choice; libraries refuse an empty range).
+        self.free = np.flatnonzero(self.space.sizes > 1)
+        self.sizes = self.space.sizes[self.free]
+        self.context = run_context
+        self.budget = self.n if run_context is None else int(run_context.budget)
+        self.library_seed = int(rng.integers(0, 2**31 - 1))
+        self.asks: list[int] = []
+        self.snapped: list[bool] = []
+        self._pending: tuple[int, bool, Any] | None = None
+
+    @property
+    def n_snapped(self) -> int:
+        """Proposals moved to the nearest unevaluated row so far."""
+        return int(sum(self.snapped))
+
+    # -- the library's side ----------------------------------------------------------------------
+    def propose(self) -> tuple[np.ndarray, Any]:  # pragma: no cover - abstract
+        """Ask the library once: the proposal in ranks (floats allowed) and a token."""
+        raise NotImplementedError
+
+    def observe(
+        self, codes: np.ndarray, loss: float, token: Any
+    ) -> None:  # pragma: no cover - abstract
+        """Tell the library that the configuration of ranks ``codes`` has ``loss``; ``token``
+        is :meth:`propose`'s when the row is its proposal unmoved, else ``None``."""
+        raise NotImplementedError
+
+    # -- protocol ----------------------------------------------------------------------------------
+    def ask(self) -> int:
+        """Ask the library once and snap its proposal to an unevaluated row."""
+        self.remaining()
+        with quiet():
+            free, token = self.propose()
+        codes = np.zeros(self.space.d)
+        codes[self.free] = np.asarray(free, dtype=float)
+        row, exact = self.space.snap(codes, self.observed)
+        self._pending = (row, exact, token)
+        return row
+
+    def tell(self, row: int, y: float | np.ndarray) -> None:
+        """Record ``y`` and tell the library the evaluated row (module docstring)."""
+        super().tell(row, y)
+        row = int(row)
+        pending, self._pending = self._pending, None
+        asked = pending is not None and pending[0] == row
+        exact = asked and pending is not None and pending[1]
+        token = pending[2] if asked and exact and pending is not None else None
+        with quiet():
+            self.observe(self.space.codes[row, self.free].copy(), -float(y), token)
+        self.asks.append(1 if asked else 0)
+        self.snapped.append(bool(asked and not exact))
