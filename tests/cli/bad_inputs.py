@@ -423,6 +423,12 @@ def _names() -> list[Cli]:
     for opt in ("--paper", "--chapter", "--verdict"):
         for v in ("", "nope"):
             out.append(_name(f"claims{opt}={v!r}", ("claims", opt, v), opt, v))
+    for t, needle in (("", "task"), ("nope", "nope"), ("lc-scratch-sw-en", "lc-scratch-sw-en")):
+        argv = ("check-method", "rs", "--task", t)
+        out.append(Cli(f"check-method-task-{t!r}", argv, (needle,)))
+    for m in ("", "nope", "skopt:nope", "nevergrad:", "smac:x", "hyperopt:tp"):
+        argv = ("check-method", m, "--task", "ja-en")
+        out.append(Cli(f"check-method-method-{m!r}", argv, (m or "method",)))
     out.append(_name("data-mirror-empty", ("data", "fetch", "--mirror", ""), "--mirror", ""))
     out.append(_name("data-bogus", ("data", "bogus"), "data_command", "bogus"))
     out.append(_name("tasks-extra", ("tasks", "extra"), "unrecognized", "extra"))

@@ -270,6 +270,15 @@ CASES: list[tuple[str, list[str], str]] = [
     # claims
     ("claims-paper", ["claims", "--paper", "nope"], "invalid choice: 'nope'"),
     ("claims-verdict", ["claims", "--verdict", "maybe"], "invalid choice: 'maybe'"),
+    # check-method
+    ("check-method-trials", ["check-method", "rs", "--task", "ja-en", "--trials", "1"], "--trials"),
+    ("check-method-method", ["check-method", "nope", "--task", "ja-en"], "unknown method 'nope'"),
+    ("check-method-task", ["check-method", "rs", "--task", "xx-en"], "unknown task 'xx-en'"),
+    (
+        "check-method-budget",
+        ["check-method", "rs", "--task", "ja-en", "--budget", "100000"],
+        "budget=100000",
+    ),
 ]
 
 

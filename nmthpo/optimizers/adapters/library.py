@@ -37,6 +37,7 @@ import importlib
 import io
 import warnings
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
@@ -45,7 +46,7 @@ from nmthpo.errors import InputValueError
 from nmthpo.optimizers.base import RunContext, TableOptimizer
 from nmthpo.optimizers.space import OrdinalSpace
 
-__all__ = ["EXTRA", "LibraryOptimizer", "quiet", "require", "swapped_global_rng"]
+__all__ = ["EXTRA", "LibraryOptimizer", "LibrarySettings", "quiet", "require", "swapped_global_rng"]
 
 #: The optional dependency group that installs every library adapter's library.
 EXTRA = "peers"
@@ -107,6 +108,11 @@ def swapped_global_rng(state: dict[str, Any], torch: bool = False) -> Iterator[N
             _torch.set_rng_state(saved_torch)
 
 
+@dataclass(frozen=True)
+class LibrarySettings:
+    """The base class takes no settings (each adapter declares its library's)."""
+
+
 class LibraryOptimizer(TableOptimizer):
     """Base of the adapters of other HPO libraries (module docstring: the one rule).
 
@@ -139,6 +145,7 @@ class LibraryOptimizer(TableOptimizer):
 
     objectives = ("bleu",)
     wants_context = True
+    Settings = LibrarySettings
     #: Human name of the library (messages) and the module :func:`require` imports.
     library: ClassVar[str] = ""
     module: ClassVar[str] = ""

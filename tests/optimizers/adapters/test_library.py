@@ -109,8 +109,6 @@ def test_swapped_global_rng_is_private_to_the_library():
     assert (first, second) == (ref.random(), ref.random())
 
 
-
-
 def test_the_runner_passes_the_run_context_only_to_classes_that_want_it():
     from nmthpo.engine.runner import RunSpec, run_context, trial_optimizer
 
