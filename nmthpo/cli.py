@@ -33,7 +33,7 @@ from typing import Any, NoReturn
 
 from nmthpo.commands import COMMAND_MODULES, command_name
 from nmthpo.commands import methods as methods_command
-from nmthpo.commands.arguments import LIMITS, bounded, limit_help
+from nmthpo.commands.arguments import LIMITS, bounded, int_list, limit_help
 from nmthpo.commands.arguments import nonneg_float as _nonneg_float
 from nmthpo.commands.validate import (
     UsageError,
@@ -198,6 +198,7 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
         n_init=args.n_init,
         budget=args.budget,
         tolerance=args.tolerance,
+        regret_at=args.regret_at or (),
     )
     stats = summarise(frame)
     info = dict(frame.attrs)
@@ -228,14 +229,15 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
         f"task {args.task}, {len(seqs)} sequences, "
         + ", ".join(f"{k}={v}" for k, v in info.items())
     )
+    width = max(4, *(len(str(m)) for m in stats.index))
     for m in stats.index:
         n = int(stats.loc[m, "n"])
         if n == 0:
-            print(f"{m:>4}: -  (n=0: undefined for every trial)")
+            print(f"{m:>{width}}: -  (n=0: undefined for every trial)")
             continue
         std = stats.loc[m, "std"]
         spread = f" ± {std:.4g}" if n > 1 else " (one trial: no spread)"
-        print(f"{m:>4}: {stats.loc[m, 'mean']:.4g}{spread}  (n={n})")
+        print(f"{m:>{width}}: {stats.loc[m, 'mean']:.4g}{spread}  (n={n})")
     for m, k in missed.items():
         if k:
             hint = (
@@ -460,6 +462,14 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         type=_nonneg_float,
         default=0.5,
         help="ftc's distance to the best BLEU (finite, >= 0)",
+    )
+    e.add_argument(
+        "--regret-at",
+        type=int_list(1, LIMITS["budget"], "10,25,50"),
+        default=None,
+        metavar="B,B,...",
+        help="also the simple regret after each of these budgets (regret@B: best BLEU minus "
+        "the best found in the first B evaluations; bleu objective)",
     )
     e.add_argument("--json", action="store_true", help="print JSON instead of text")
     e.set_defaults(func=_cmd_evaluate)

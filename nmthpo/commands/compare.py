@@ -132,7 +132,8 @@ def parse_baselines(text: str | None) -> list[str] | None:
 def _check_runs(args: argparse.Namespace, dirs: Sequence[Any], baselines: list[str] | None) -> None:
     """The runs against ``--task``, each other, ``--metric`` and ``--baselines``."""
     from nmthpo.commands.validate import UsageError
-    from nmthpo.engine.compare import METRICS, MIN_TASKS
+    from nmthpo.engine.compare import MIN_TASKS
+    from nmthpo.engine.metric_names import check_metric
 
     task = args.task
     if task != "all":
@@ -165,11 +166,8 @@ def _check_runs(args: argparse.Namespace, dirs: Sequence[Any], baselines: list[s
                         "one objective, seed and --n-init"
                     )
     for objective in sorted({d.spec["objective"] for d in dirs}):
-        if args.metric is not None and args.metric not in METRICS[objective]:
-            raise UsageError(
-                f"--metric {args.metric}: not a metric of objective {objective!r}; valid: "
-                f"{', '.join(METRICS[objective])}"
-            )
+        if args.metric is not None:
+            check_metric(args.metric, objective, "--metric")
         valid = _table_methods(objective)
         wrong = [b for b in baselines or () if ":" not in b and b not in valid]
         if wrong:
@@ -225,10 +223,14 @@ def check_args(args: argparse.Namespace) -> list[Any]:
         )
     baselines = parse_baselines(args.baselines)
     from nmthpo.engine.compare import METRICS, check_run_dir, check_user_cache
+    from nmthpo.engine.metric_names import regret_budget
 
     every = sorted({m for ms in METRICS.values() for m in ms})
-    if args.metric is not None and args.metric not in every:
-        raise UsageError(f"--metric {args.metric!r}: unknown metric; valid: {', '.join(every)}")
+    if args.metric is not None and args.metric not in every and regret_budget(args.metric) is None:
+        raise UsageError(
+            f"--metric {args.metric!r}: unknown metric; valid: {', '.join(every)}, regret@B "
+            "(e.g. regret@25)"
+        )
     check_user_cache()
     dirs = [check_run_dir(d) for d in args.run_dirs]
     _check_runs(args, dirs, baselines)

@@ -68,6 +68,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from nmthpo.engine.cache import USER_CACHE_ENV, results_dir, user_cache_dir
+from nmthpo.engine.metric_names import HIGHER_IS_BETTER, METRICS, check_metric, regret_budget
 from nmthpo.errors import InputKeyError, InputTypeError, InputValueError, check_int
 
 if TYPE_CHECKING:  # pandas, the tables and the runner load after the cheap checks
@@ -105,8 +106,6 @@ __all__ = [
     "trials_needed",
 ]
 
-#: Metrics where larger is better (every other metric is a runtime or a gap: smaller wins).
-HIGHER_IS_BETTER: frozenset[str] = frozenset({"fbp"})
 #: Level of the paired tests (after Holm's correction).
 ALPHA: float = 0.05
 #: Fewest tasks ``autorank`` ranks over.
@@ -114,12 +113,6 @@ MIN_TASKS: int = 5
 #: Which pairs are tested: ``"mine"`` (default) your runs against each baseline and among
 #: themselves; ``"all"`` every pair of methods, the baselines among themselves too.
 PAIRS: tuple[str, ...] = ("mine", "all")
-#: The metrics of each objective, the primary one first (those of
-#: :mod:`nmthpo.engine.metrics`, named here so that a name is checked without loading pandas).
-METRICS: dict[str, tuple[str, ...]] = {
-    "bleu": ("ftb", "ftc", "fb"),
-    "pareto": ("fto", "fta", "fbp"),
-}
 #: The files of a run directory that compare reads (``nmthpo run --out DIR`` writes them).
 RUN_FILES: tuple[str, ...] = ("spec.json", "sequences.ss", "results.parquet")
 #: Messages about the baselines (a damaged file of the book's cache); the CLI prints them.
@@ -751,6 +744,7 @@ def _scores(
     objective: str,
     ties: str,
     n_init: int,
+    regret: int | None = None,
 ) -> tuple[pd.DataFrame, int]:
     from nmthpo.benchmark.tables import load_table
     from nmthpo.engine.metrics import evaluate_sequences
@@ -760,7 +754,14 @@ def _scores(
     default = 20 if objective == "bleu" else 50
     budget = default if limit is None else min(default, limit)
     frame = evaluate_sequences(
-        seqs, table.bleu, table.pareto, objective=objective, ties=ties, n_init=n_init, budget=budget
+        seqs,
+        table.bleu,
+        table.pareto,
+        objective=objective,
+        ties=ties,
+        n_init=n_init,
+        budget=budget,
+        regret_at=() if regret is None else (regret,),
     ).drop(columns="trial")
     censored = int(frame.isna().to_numpy().sum())
     if censored:
@@ -918,12 +919,13 @@ def _setup(
                     f"runs differ in {f} ({getattr(first, f)!r} vs "
                     f"{getattr(r.spec, f)!r}); only runs with one {f} pair up"
                 )
-    metrics = METRICS[first.objective]
-    metric = metric or metrics[0]
-    if metric not in metrics:
+    metric = check_metric(metric or METRICS[first.objective][0], first.objective)
+    at = regret_budget(metric) or 0
+    short = [r.spec.budget for r in runs if r.spec.budget is not None and r.spec.budget < at]
+    if short:
         raise InputValueError(
-            f"metric {metric!r} does not apply to objective {first.objective!r}; "
-            f"valid: {', '.join(metrics)}"
+            f"metric {metric}: the runs stop after {min(short)} evaluations, fewer than {at}; "
+            "choose a smaller budget B"
         )
     trials = min(r.trials for r in runs)
     for r in runs:
@@ -1045,7 +1047,7 @@ def compare(
     objective = first.objective
     default = _defaults(objective, book)
     folder = None if default is None else default.folder
-    metrics = METRICS[objective]
+    metrics = METRICS[objective] + ((s.metric,) if regret_budget(s.metric) else ())
     budgets = [r.spec.budget for r in s.runs if r.spec.budget is not None]
     limit = min(budgets) if budgets else None
     entries: dict[str, RunResult] = {}
@@ -1058,7 +1060,9 @@ def compare(
     values: dict[str, pd.DataFrame] = {}
     censored: dict[str, int] = {}
     for name, r in entries.items():
-        values[name], censored[name] = _scores(r, limit, objective, ties, first.n_init)
+        values[name], censored[name] = _scores(
+            r, limit, objective, ties, first.n_init, regret_budget(s.metric)
+        )
     order = list(entries)
     summary: dict[str, dict[str, dict[str, float]]] = {}
     for m in metrics:

@@ -12,6 +12,9 @@ Single objective (maximise BLEU):
   upstream's evaluation script does). On zh-en three rows tie at 14.66, so the two differ.
 * ``ftc`` -- runtime to reach ``best - tolerance`` (default 0.5 BLEU).
 * ``fb`` -- ``best - max(BLEU of the first budget rows)`` (default budget 20).
+* ``regret@B`` -- the same gap at any budget ``B`` (``fb`` is ``regret@20``): the *simple
+  regret* after ``B`` evaluations, the anytime view of a run (:func:`regret_at`,
+  ``evaluate_sequences(regret_at=[10, 25, 50])``; :func:`regret_curve` gives every budget).
 
 Multiobjective (Pareto set of max BLEU / min decoding time):
 
@@ -32,6 +35,7 @@ import numpy as np
 import pandas as pd
 
 from nmthpo.engine.cache import write_text
+from nmthpo.engine.metric_names import REGRET_PREFIX
 from nmthpo.errors import (
     InputTypeError,
     InputValueError,
@@ -58,6 +62,7 @@ __all__ = [
     "hypervolume",
     "hypervolume_curve",
     "read_sequences",
+    "regret_at",
     "reference_point",
     "regret_curve",
     "runtime_to",
@@ -183,6 +188,13 @@ def fb(sequence: SequenceLike, bleu: np.ndarray, budget: int = 20) -> float:
     return float(bleu.max() - best)
 
 
+def regret_at(sequence: SequenceLike, bleu: np.ndarray, budget: int) -> float:
+    """Simple regret after ``budget`` evaluations: oracle best minus the best BLEU among the
+    first ``budget`` rows (:func:`fb` at any budget; ``NaN`` for a sequence that stops before
+    ``budget`` rows without the best)."""
+    return fb(sequence, bleu, budget)
+
+
 def fto(sequence: SequenceLike, pareto: np.ndarray, n_init: int = 3) -> float:
     """Fixed-target one: runtime until one Pareto-optimal row is found."""
     seq = np.asarray(sequence, dtype=np.int64)
@@ -220,10 +232,12 @@ def evaluate_sequences(
     n_init: int = 3,
     budget: int | None = None,
     tolerance: float = 0.5,
+    regret_at: Sequence[int] = (),
 ) -> pd.DataFrame:
     """Per-trial metrics of many sequences: a frame with one row per trial.
 
     ``budget`` defaults to 20 for ``objective="bleu"`` (fb) and 50 for ``"pareto"`` (fbp).
+    ``regret_at`` adds a column ``regret@B`` per budget ``B`` (``objective="bleu"`` only).
     Sequences are validated (ids in range, no repeats) first.
     """
     check_choice("objective", objective, OBJECTIVES)
@@ -235,6 +249,14 @@ def evaluate_sequences(
         budget = 20 if objective == "bleu" else 50
     check_int("budget", budget, 1, n, fix=f"between 1 and the table's {n} rows")
     check_float("tolerance", tolerance, 0.0)
+    if isinstance(regret_at, (str, bytes)) or not isinstance(regret_at, Iterable):
+        raise InputTypeError(f"regret_at={regret_at!r}: expected a list of budgets, e.g. [10, 25]")
+    regret_budgets = [
+        check_int("regret_at", b, max(n_init, 1), n, fix=f"between n_init and the {n} rows")
+        for b in regret_at
+    ]
+    if regret_budgets and objective != "bleu":
+        raise InputValueError("regret_at applies to objective='bleu' only")
     if pareto is not None:
         pareto = np.asarray(pareto)
         if pareto.shape != (n,) or pareto.dtype != bool:
@@ -270,6 +292,7 @@ def evaluate_sequences(
                     "ftb": ftb(seq, bleu, ties, n_init),
                     "ftc": ftc(seq, bleu, tolerance, n_init),
                     "fb": fb(seq, bleu, budget),
+                    **{f"{REGRET_PREFIX}{b}": fb(seq, bleu, b) for b in regret_budgets},
                 }
             )
         else:

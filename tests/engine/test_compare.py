@@ -135,7 +135,7 @@ def test_errors(tmp_path, my_rs):
         compare([a], "ja-en", pairs="some")
     with pytest.raises(ValueError, match="differ in seed"):
         compare([a, b], "ja-en")
-    with pytest.raises(ValueError, match="metric 'fto' does not apply"):
+    with pytest.raises(ValueError, match="metric 'fto': not a metric of objective 'bleu'"):
         compare([a], "ja-en", metric="fto")
     with pytest.raises(FileNotFoundError, match="not a run directory"):
         load_run_dir(tmp_path)
@@ -331,3 +331,20 @@ def test_a_baseline_the_book_cannot_give_is_computed(tmp_path, my_rs, monkeypatc
     res, source = baseline_run("rs", like, trials=2, folder=BOOK["bleu"].folder)
     assert source.startswith("computed: ") and res.trials == 2
     assert "computing rs instead" in caplog.text
+
+
+def test_regret_at_a_budget_is_a_metric_of_compare(tmp_path, my_rs):
+    d = _run_dir(tmp_path, my_rs, "ja-en", trials=4, budget=30)
+    comp = compare([load_run_dir(d)], "ja-en", baselines=["rs"], book=BOOK, metric="regret@25")
+    assert comp.metric == "regret@25" and "regret@25" in comp.summary
+    from nmthpo.benchmark.tables import load_table
+    from nmthpo.engine.metrics import regret_at
+
+    table = load_table("ja-en")
+    run_dir = load_run_dir(d)
+    expect = [regret_at(s, table.bleu, 25) for s in run_dir.sequences[:4]]
+    assert comp.values[my_rs]["regret@25"].tolist() == pytest.approx(expect)
+    with pytest.raises(ValueError, match="stop after 30 evaluations, fewer than 40"):
+        compare([load_run_dir(d)], "ja-en", baselines=["rs"], book=BOOK, metric="regret@40")
+    with pytest.raises(ValueError, match="regret@B"):
+        compare([load_run_dir(d)], "ja-en", baselines=["rs"], book=BOOK, metric="regret@0")

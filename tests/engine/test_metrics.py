@@ -154,3 +154,27 @@ def test_property_hypervolume_monotone_and_front_only(points, rnd):
     pareto = mask
     assert M.fta(order, pareto, 1) >= M.fto(order, pareto, 1)
     assert M.fbp(order, pareto, budget=len(order)) == pareto.sum()
+
+
+def test_regret_at_budgets_is_fb_at_each_budget():
+    from nmthpo.engine.metric_names import check_metric, regret_budget
+    from nmthpo.engine.metrics import evaluate_sequences, fb, regret_at
+
+    bleu = np.array([1.0, 5.0, 3.0, 9.0, 2.0, 4.0])
+    seqs = [[0, 2, 1, 3, 4, 5], [5, 4, 3, 2, 1, 0]]
+    frame = evaluate_sequences(seqs, bleu, n_init=1, budget=2, regret_at=[1, 3, 4])
+    assert list(frame.columns) == ["trial", "ftb", "ftc", "fb", "regret@1", "regret@3", "regret@4"]
+    assert frame["regret@1"].tolist() == [8.0, 5.0] and frame["regret@4"].tolist() == [0.0, 0.0]
+    assert frame["regret@3"].tolist() == [regret_at(s, bleu, 3) for s in seqs]
+    assert regret_at(seqs[0], bleu, 2) == fb(seqs[0], bleu, 2)
+    assert [regret_budget(m) for m in ("regret@25", "regret@0", "regret@x", "fb")] == [
+        25,
+        None,
+        None,
+        None,
+    ]
+    assert check_metric("regret@7", "bleu") == "regret@7"
+    with pytest.raises(ValueError, match="not a metric of objective 'pareto'"):
+        check_metric("regret@7", "pareto")
+    with pytest.raises(ValueError, match="regret_at"):
+        evaluate_sequences(seqs, bleu, n_init=1, budget=2, regret_at=[7])

@@ -145,7 +145,7 @@ class LibraryOptimizer(TableOptimizer):
 
     objectives = ("bleu",)
     wants_context = True
-    Settings = LibrarySettings
+    Settings: ClassVar[type[Any]] = LibrarySettings
     #: Human name of the library (messages) and the module :func:`require` imports.
     library: ClassVar[str] = ""
     module: ClassVar[str] = ""
