@@ -483,7 +483,13 @@ def run_trial(spec: RunSpec, trial: int) -> dict[str, np.ndarray]:
     cls = load_class(spec.method_spec(), transfer=spec.sources is not None)
     if getattr(cls, "uses_scipy", True) or spec.sources is not None:
         import scipy.linalg  # noqa: F401
-    with threadpool_limits(limits=1, user_api="blas"):
+    preload = getattr(cls, "preload", None)
+    if preload is not None:  # another library's modules (and their thread pools)
+        with user_code("preload()", spec.method, trial):
+            preload()
+    # a library's own OpenMP pool too (its sums change with the number of threads)
+    apis = None if getattr(cls, "limit_all_threads", False) else "blas"
+    with threadpool_limits(limits=1, user_api=apis):
         opt, recorders = trial_optimizer(spec, trial)
         table = load_table(spec.task)
         n = table.n_rows

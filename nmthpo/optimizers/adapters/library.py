@@ -20,6 +20,9 @@ is this base class, so that every library is measured under the same rule:
   on (method, task, settings, seed, trial): identical with 1 worker, many workers or Dask.
   An adapter whose library reads global random state (HEBO: NumPy's and torch's) keeps that
   state of its own and swaps it in around each call (:func:`swapped_global_rng`).
+* **Threads.** The library is imported before a trial starts (:meth:`LibraryOptimizer.preload`)
+  and every thread pool it brings (BLAS, OpenMP) runs with one thread during the trial, so that
+  its floating point does not depend on the number of cores or on what ran before.
 * **Quiet.** Whatever a library prints goes nowhere (stdout and stderr are captured around
   each call, :func:`quiet`), so a run's output is the package's own.
 * **Budget.** ``run_context.budget`` (:class:`~nmthpo.optimizers.base.RunContext`) is the
@@ -149,6 +152,21 @@ class LibraryOptimizer(TableOptimizer):
     #: Human name of the library (messages) and the module :func:`require` imports.
     library: ClassVar[str] = ""
     module: ClassVar[str] = ""
+
+    #: The runner limits every thread pool of the process to one thread in a trial (BLAS and
+    #: OpenMP), after :meth:`preload` loaded the library: a pool loaded later would run with
+    #: every core, and its sums change with the number of threads.
+    limit_all_threads: ClassVar[bool] = True
+    #: Modules imported by :meth:`preload` besides :attr:`module`.
+    preload_modules: ClassVar[tuple[str, ...]] = ()
+
+    @classmethod
+    def preload(cls) -> None:
+        """Import the library before the runner limits the thread pools (the runner's hook)."""
+        for name in (cls.module, *cls.preload_modules):
+            if name:
+                with quiet():
+                    importlib.import_module(name)
 
     @classmethod
     def check_available(cls, method: str) -> None:

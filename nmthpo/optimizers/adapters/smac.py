@@ -11,11 +11,15 @@ as the configuration of the row that was evaluated (a new ``TrialInfo``), never 
 SMAC's default ``crash_cost`` would otherwise enter its model. SMAC writes its run history to
 a directory: the adapter gives it a temporary one, removed with the optimiser.
 
-Reproducibility: SMAC's random forest draws from pyrfr's own generator and, by default, fits
-with every core (``n_jobs=-1``); both are fixed here (one job; the forest's seed from the
-trial's generator), so a trial's rows depend only on (task, settings, seed, trial), not on the
-number of workers or on the trials run before it in the same process (checked by
-``nmthpo check-method``, and by the tests with ``--jobs 1`` and ``--jobs 2``). The rest (one ask
+Reproducibility. Used as it comes, SMAC3 gives a trial other rows in another process, found
+with ``nmthpo check-method smac:hpo --task sw-en``: (1) its random forest predicts with every
+core (``n_jobs=-1``) and sums the trees in the order the threads finish; (2) its local search
+orders its start points by the configurations' hashes, which differ between processes
+(``PYTHONHASHSEED``); (3) a thread pool loaded during the first trial of a process runs with
+every core. The adapter predicts with one job, orders the start points
+(:func:`_order_start_points`) and imports SMAC before the trial's thread limits
+(:meth:`~nmthpo.optimizers.adapters.library.LibraryOptimizer.preload`): a trial's rows then
+depend only on (task, settings, seed, trial), with one worker or many. The rest (one ask
 per evaluated row, snapping, quiet calls) is :mod:`nmthpo.optimizers.adapters.library`.
 """
 
@@ -81,6 +85,7 @@ class SmacOptimizer(LibraryOptimizer):
 
     library = "SMAC3"
     module = "smac"
+    preload_modules = ("sklearn.ensemble", "ConfigSpace")
     Settings = SmacSettings
 
     def __init__(
@@ -120,13 +125,15 @@ class SmacOptimizer(LibraryOptimizer):
             "overwrite": True,
             "logging_level": 40,
         }
-        if facade == "hpo":  # the forest: one job, its own seed (module docstring)
-            kwargs["model"] = (
-                cls.get_model(scenario, n_jobs=1)
-                if _takes(cls.get_model, "n_jobs")
-                else cls.get_model(scenario)
-            )
+        model = cls.get_model(scenario)
+        opts = getattr(model, "_rf_opts", None)
+        if isinstance(opts, dict) and "n_jobs" in opts:
+            # the forest's trees are seeded, but its predictions are summed over threads in
+            # the order they finish (n_jobs=-1): floating-point noise that changes rows
+            opts["n_jobs"] = 1
+        kwargs["model"] = model
         self.smac: Any = cls(scenario, _never_called, **kwargs)
+        _order_start_points(self.smac)
 
     def _config(self, codes: np.ndarray) -> Any:
         from ConfigSpace import Configuration
@@ -153,7 +160,24 @@ class SmacOptimizer(LibraryOptimizer):
         self.smac.tell(info, self._TrialValue(cost=float(loss)), save=False)
 
 
-def _takes(fn: Any, name: str) -> bool:
-    import inspect
+def _order_start_points(smac: Any) -> None:
+    """Make the local search's start points independent of Python's hash seed.
 
-    return name in inspect.signature(fn).parameters
+    SMAC's ``LocalSearch._get_initial_points`` de-duplicates its start points through a
+    ``set`` of configurations and returns ``list(set)``: their order -- and so which local
+    search consumes which random numbers -- follows the hashes of the configurations, which
+    change from process to process (``PYTHONHASHSEED``), so the same trial chose other rows in
+    another worker. The adapter wraps that method *of this optimiser's instance* (nothing global
+    changes) to return the same points sorted by their vector; a library update that renames it
+    leaves the wrapper out, and ``nmthpo check-method`` (and the tests) then fail.
+    """
+    search: Any = getattr(getattr(smac, "_acquisition_maximizer", None), "_local_search", None)
+    original = getattr(search, "_get_initial_points", None)
+    if original is None:
+        return
+
+    def ordered(*args: Any, **kwargs: Any) -> list[Any]:
+        points = original(*args, **kwargs)
+        return sorted(points, key=lambda c: tuple(np.asarray(c.get_array(), dtype=float)))
+
+    search._get_initial_points = ordered
