@@ -7,7 +7,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: book test setup data lint unit notebooks html browser execute results bench openbox-crosscheck clean lock
+.PHONY: book test setup data lint unit notebooks html browser execute results bench openbox-crosscheck clean lock peers
 
 setup: $(STAMP)
 
@@ -18,6 +18,11 @@ $(STAMP): pyproject.toml requirements.lock
 	$(PY) -m pip install --quiet --no-deps -e .
 	$(PY) -m ipykernel install --sys-prefix --name python3 >/dev/null
 	@touch $(STAMP)
+
+# Other HPO libraries (the peers extra: SMAC3, HEBO, Nevergrad, hyperopt, scikit-optimize), at
+# the pins of requirements-peers.lock, without their declared dependencies (HEBO's are wrong).
+peers: $(STAMP)
+	$(PY) -m pip install --quiet --no-deps -r requirements-peers.lock
 
 data: $(STAMP)
 	$(VENV)/bin/nmthpo data fetch

@@ -71,7 +71,7 @@ _ADAPTERS: dict[str, tuple[str, str, str, str]] = {
     ),
     "skopt": (
         "nmthpo.optimizers.adapters.skopt:SkoptOptimizer",
-        "<gp|rf|et|gbrt>",
+        "<gp|rf|et>",
         "skopt:gp",
         "scikit-optimize on a lookup table (extra: peers)",
     ),

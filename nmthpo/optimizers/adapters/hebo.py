@@ -6,13 +6,16 @@ ensemble of EI, PI and UCB optimised by an evolutionary algorithm). Its ``sugges
 ``observe`` interface is driven over a ``DesignSpace`` of one integer parameter per column,
 the ranks of the column's values.
 
-HEBO reads and advances the process's *global* NumPy and torch random state, and ``import
-hebo`` sets torch to one thread for the whole process. The adapter therefore keeps a random
-state of its own, seeded from the trial's generator, and swaps it in around every call
-(:func:`~nmthpo.optimizers.adapters.library.swapped_global_rng`), runs HEBO with one torch
-thread and restores the process's thread count after the import and after every call: a
-trial depends only on (task, settings, seed, trial), and nothing else in the process changes.
-The rest (one ask per evaluated row, snapping, quiet calls) is
+HEBO reads and advances the process's *global* NumPy and torch random state, its
+acquisition search (pymoo >= 0.6.1) seeds itself from the operating system, and ``import
+hebo`` sets torch to one thread for the whole process and switches every warning off. The
+adapter therefore keeps a random state of its own, seeded from the trial's generator, and
+swaps it in around every call (:func:`~nmthpo.optimizers.adapters.library.swapped_global_rng`),
+runs HEBO with one torch thread, passes pymoo a seed from that state (:func:`_seeded_pymoo`),
+imports HEBO inside a warnings context (:func:`~nmthpo.optimizers.adapters.library.require`)
+and restores the process's thread count after the import and after every call: a trial
+depends only on (task, settings, seed, trial), and nothing else in the process changes. The
+rest (one ask per evaluated row, snapping, quiet calls) is
 :mod:`nmthpo.optimizers.adapters.library`.
 
 Installing: HEBO 0.3.6 declares ``numpy<1.25`` and ``pymoo==0.6.0``, so ``pip install HEBO``
@@ -61,6 +64,31 @@ def _one_torch_thread() -> Iterator[None]:
         yield
     finally:
         torch.set_num_threads(n)
+
+
+@contextlib.contextmanager
+def _seeded_pymoo() -> Iterator[None]:
+    """Give pymoo's ``minimize`` a seed during one HEBO call.
+
+    HEBO's acquisition search (``hebo.acq_optimizers.evolution_optimizer``) calls pymoo's
+    ``minimize`` without a seed; pymoo 0.6.1 and later then seed the evolutionary search from
+    the operating system, so the same trial proposed other rows on every run. During the call
+    the module's ``minimize`` is replaced by one that passes a seed drawn from the (swapped-in,
+    hence the trial's) global NumPy state; the original is put back afterwards.
+    """
+    import hebo.acq_optimizers.evolution_optimizer as evo
+
+    original = evo.minimize
+
+    def seeded(*args: Any, **kwargs: Any) -> Any:
+        kwargs.setdefault("seed", int(np.random.randint(2**31 - 1)))  # noqa: NPY002
+        return original(*args, **kwargs)
+
+    evo.minimize = seeded
+    try:
+        yield
+    finally:
+        evo.minimize = original
 
 
 @dataclass(frozen=True)
@@ -113,7 +141,7 @@ class HeboOptimizer(LibraryOptimizer):
 
     @contextlib.contextmanager
     def _library(self) -> Iterator[None]:
-        with _one_torch_thread(), swapped_global_rng(self._state, torch=True):
+        with _one_torch_thread(), swapped_global_rng(self._state, torch=True), _seeded_pymoo():
             yield
 
     def propose(self) -> tuple[np.ndarray, Any]:

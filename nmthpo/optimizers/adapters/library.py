@@ -65,13 +65,27 @@ def require(module: str, method: str, package: str) -> Any:
         pip install -e '.[peers]'``.
     """
     try:
-        with quiet():
-            return importlib.import_module(module)
+        return _import(module)
     except ImportError as exc:
         raise InputValueError(
             f"method {method} needs {package} (import {module} failed: {exc}); install the "
-            f"extra: pip install -e '.[{EXTRA}]' (see the README, 'Other HPO libraries')"
+            f"{EXTRA} extra: make {EXTRA} (pip install -e '.[{EXTRA}]', and HEBO without its "
+            "declared dependencies: README, 'Other HPO libraries')"
         ) from None
+
+
+def _import(module: str) -> Any:
+    """Import ``module`` quietly, keeping the process's torch thread count (``import hebo``
+    sets it to one for the whole process)."""
+    import torch
+
+    threads = torch.get_num_threads()
+    try:
+        with quiet():
+            return importlib.import_module(module)
+    finally:
+        if torch.get_num_threads() != threads:
+            torch.set_num_threads(threads)
 
 
 @contextlib.contextmanager
@@ -165,8 +179,7 @@ class LibraryOptimizer(TableOptimizer):
         """Import the library before the runner limits the thread pools (the runner's hook)."""
         for name in (cls.module, *cls.preload_modules):
             if name:
-                with quiet():
-                    importlib.import_module(name)
+                _import(name)
 
     @classmethod
     def check_available(cls, method: str) -> None:

@@ -1,5 +1,6 @@
-"""SMAC3's facades as table methods: ``smac:hpo`` (random forest, ``HyperparameterOptimization
-Facade``) and ``smac:blackbox`` (Gaussian process, ``BlackBoxFacade``).
+"""SMAC3's facades as table methods: ``smac:hpo`` (a random forest, SMAC's
+``HyperparameterOptimizationFacade``) and ``smac:blackbox`` (a Gaussian process,
+``BlackBoxFacade``).
 
 SMAC3 (Lindauer et al. 2022) is asked and told through its ask/tell interface
 (``smac.ask() -> TrialInfo``, ``smac.tell(info, TrialValue(cost=...))``) over a
@@ -123,7 +124,7 @@ class SmacOptimizer(LibraryOptimizer):
         kwargs: dict[str, Any] = {
             "intensifier": cls.get_intensifier(scenario, max_config_calls=1),
             "overwrite": True,
-            "logging_level": 40,
+            "logging_level": False,  # 40 or None would reconfigure the root logger
         }
         model = cls.get_model(scenario)
         opts = getattr(model, "_rf_opts", None)

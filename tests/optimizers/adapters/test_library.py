@@ -81,7 +81,9 @@ def test_budget_comes_from_the_run_context_and_seed_from_the_generator():
 
 
 def test_require_names_the_extra_in_one_line():
-    with pytest.raises(InputValueError, match=r"needs NoLib .*pip install -e '\.\[peers\]'"):
+    with pytest.raises(
+        InputValueError, match=r"needs NoLib .*make peers \(pip install -e '\.\[peers\]'"
+    ):
         require("no_such_module_xyz", "nolib:x", "NoLib")
 
 

@@ -69,11 +69,13 @@ def test_without_its_library_a_peer_is_refused_before_any_work(method, monkeypat
         return real(name, *args, **kwargs)
 
     monkeypatch.setattr(importlib, "import_module", missing)
-    with pytest.raises(InputError, match=r"install the extra: pip install -e '\.\[peers\]'"):
+    with pytest.raises(
+        InputError, match=r"install the peers extra: make peers \(pip install -e '\.\[peers\]'"
+    ):
         nmthpo.run(method, "ja-en", trials=1, budget=5, progress=False)
 
 
-@pytest.mark.parametrize("name", ["smac:nope", "skopt:GP", "hyperopt:tp", "nevergrad:", "hebo:x"])
+@pytest.mark.parametrize("name", ["smac:nope", "skopt:gbrt", "hyperopt:tp", "nevergrad:", "hebo:x"])
 def test_unknown_names_of_an_adapter_are_refused(name):
     if name.startswith("nevergrad") and not _installed("nevergrad"):
         pytest.skip("the name check of Nevergrad reads its registry")
