@@ -19,8 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from nmthpo.errors import InputKeyError
-from nmthpo.optimizers.adapters.library import LibraryOptimizer, require
+from nmthpo.optimizers.adapters.library import LibraryOptimizer, named_spec, require
 from nmthpo.optimizers.base import RunContext
 from nmthpo.optimizers.registry import MethodSpec
 from nmthpo.optimizers.settings import setting
@@ -35,17 +34,15 @@ ALGORITHMS: tuple[str, ...] = ("tpe", "rand", "anneal")
 
 def from_name(name: str) -> MethodSpec:
     """The registry entry of ``hyperopt:<algorithm>`` (the registry's hook for the prefix)."""
-    algo = name.removeprefix(PREFIX)
-    if not name.startswith(PREFIX) or algo not in ALGORITHMS:
-        raise InputKeyError(
-            f"unknown hyperopt method {name!r}; valid: " + ", ".join(PREFIX + a for a in ALGORITHMS)
-        )
-    return MethodSpec(
+    return named_spec(
+        name,
+        PREFIX,
+        {a: a for a in ALGORITHMS},
+        "hyperopt",
         __name__,
         "HyperoptOptimizer",
-        {"algorithm": algo},
-        ("bleu",),
-        f"hyperopt's {algo}.suggest over the ranks of the table's columns (adapter)",
+        "algorithm",
+        "hyperopt's {value}.suggest over the ranks of the table's columns (adapter)",
     )
 
 

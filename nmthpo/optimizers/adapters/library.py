@@ -39,17 +39,26 @@ import contextlib
 import importlib
 import io
 import warnings
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
 
-from nmthpo.errors import InputValueError
+from nmthpo.errors import InputKeyError, InputValueError
 from nmthpo.optimizers.base import RunContext, TableOptimizer
+from nmthpo.optimizers.registry import MethodSpec
 from nmthpo.optimizers.space import OrdinalSpace
 
-__all__ = ["EXTRA", "LibraryOptimizer", "LibrarySettings", "quiet", "require", "swapped_global_rng"]
+__all__ = [
+    "EXTRA",
+    "LibraryOptimizer",
+    "LibrarySettings",
+    "named_spec",
+    "quiet",
+    "require",
+    "swapped_global_rng",
+]
 
 #: The optional dependency group that installs every library adapter's library.
 EXTRA = "peers"
@@ -72,6 +81,35 @@ def require(module: str, method: str, package: str) -> Any:
             f"{EXTRA} extra: make {EXTRA} (pip install -e '.[{EXTRA}]', and HEBO without its "
             "declared dependencies: README, 'Other HPO libraries')"
         ) from None
+
+
+def named_spec(
+    name: str,
+    prefix: str,
+    choices: Mapping[str, str],
+    library: str,
+    module: str,
+    cls: str,
+    setting: str,
+    what: str,
+) -> MethodSpec:
+    """The registry entry of an adapter's method ``prefix + key`` (an adapter's ``from_name``).
+
+    ``key`` must be one of ``choices``; the method's class ``module:cls`` gets the fixed setting
+    ``setting = choices[key]``, and ``what`` (with ``{value}`` for that value) describes it.
+
+    Raises
+    ------
+    nmthpo.errors.InputKeyError
+        Naming the valid methods of the library.
+    """
+    key = name.removeprefix(prefix)
+    if not name.startswith(prefix) or key not in choices:
+        raise InputKeyError(
+            f"unknown {library} method {name!r}; valid: " + ", ".join(prefix + k for k in choices)
+        )
+    value = choices[key]
+    return MethodSpec(module, cls, {setting: value}, ("bleu",), what.format(value=value))
 
 
 def _import(module: str) -> Any:

@@ -19,8 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from nmthpo.errors import InputKeyError
-from nmthpo.optimizers.adapters.library import LibraryOptimizer, require
+from nmthpo.optimizers.adapters.library import LibraryOptimizer, named_spec, require
 from nmthpo.optimizers.base import RunContext
 from nmthpo.optimizers.registry import MethodSpec
 from nmthpo.optimizers.settings import setting
@@ -36,18 +35,15 @@ ESTIMATORS: dict[str, str] = {"gp": "GP", "rf": "RF", "et": "ET"}
 
 def from_name(name: str) -> MethodSpec:
     """The registry entry of ``skopt:<surrogate>`` (the registry's hook for the prefix)."""
-    key = name.removeprefix(PREFIX)
-    if not name.startswith(PREFIX) or key not in ESTIMATORS:
-        raise InputKeyError(
-            f"unknown scikit-optimize method {name!r}; valid: "
-            + ", ".join(PREFIX + k for k in ESTIMATORS)
-        )
-    return MethodSpec(
+    return named_spec(
+        name,
+        PREFIX,
+        ESTIMATORS,
+        "scikit-optimize",
         __name__,
         "SkoptOptimizer",
-        {"base_estimator": ESTIMATORS[key]},
-        ("bleu",),
-        f"scikit-optimize's Optimizer with its {ESTIMATORS[key]} surrogate (ask/tell adapter)",
+        "base_estimator",
+        "scikit-optimize's Optimizer with its {value} surrogate (ask/tell adapter)",
     )
 
 

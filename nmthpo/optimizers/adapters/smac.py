@@ -33,8 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from nmthpo.errors import InputKeyError
-from nmthpo.optimizers.adapters.library import LibraryOptimizer, require
+from nmthpo.optimizers.adapters.library import LibraryOptimizer, named_spec, require
 from nmthpo.optimizers.base import RunContext
 from nmthpo.optimizers.registry import MethodSpec
 from nmthpo.optimizers.settings import setting
@@ -52,17 +51,15 @@ FACADES: dict[str, str] = {
 
 def from_name(name: str) -> MethodSpec:
     """The registry entry of ``smac:<facade>`` (the registry's hook for the prefix)."""
-    key = name.removeprefix(PREFIX)
-    if not name.startswith(PREFIX) or key not in FACADES:
-        raise InputKeyError(
-            f"unknown SMAC3 method {name!r}; valid: " + ", ".join(PREFIX + k for k in FACADES)
-        )
-    return MethodSpec(
+    return named_spec(
+        name,
+        PREFIX,
+        {k: k for k in FACADES},
+        "SMAC3",
         __name__,
         "SmacOptimizer",
-        {"facade": key},
-        ("bleu",),
-        f"SMAC3's {FACADES[key]} over the ranks of the table's columns (ask/tell adapter)",
+        "facade",
+        "SMAC3's {value} facade over the ranks of the table's columns (ask/tell adapter)",
     )
 
 
