@@ -566,6 +566,8 @@ def trial_optimizer(spec: RunSpec, trial: int) -> tuple[Any, list[Recorder]]:
             "metafeatures": transfer_metafeatures(spec.task, srcs) if srcs else None,
         }
         recorders += [TransferWeights(len(spec.sources)), SuggestTime()]
+    # only a class that asks for the run context gets it (no work for the others)
+    wants_context = getattr(load_class(m, transfer=context is not None), "wants_context", False)
     with user_code("__init__()", spec.method, trial):
         opt = build(
             m,
@@ -573,7 +575,7 @@ def trial_optimizer(spec: RunSpec, trial: int) -> tuple[Any, list[Recorder]]:
             np.random.default_rng([spec.seed, trial, 1]),
             spec.objective,
             context,
-            run_context=run_context(spec),
+            run_context=run_context(spec) if wants_context else None,
             **dict(spec.settings),
         )
     if hasattr(opt, "asks"):

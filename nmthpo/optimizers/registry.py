@@ -612,9 +612,8 @@ def resolve(method: str | type | MethodSpec) -> MethodSpec:
     if not method.strip():
         raise InputValueError(f"method={method!r}: empty; give e.g. 'rs' or 'module:Class'")
     table = prefixes()
-    if ":" not in method and method not in METHODS and method in table:
-        pass  # a library's bare name (hebo): its adapter hook resolves it below
-    elif ":" not in method:
+    # a name without ":" is registered, or a library's bare name (hebo) for its adapter hook
+    if ":" not in method and (method in METHODS or method not in table):
         if method not in METHODS:
             raise InputKeyError(
                 f"unknown method {method!r}; valid methods: {', '.join(available())}"

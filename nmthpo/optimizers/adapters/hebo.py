@@ -105,6 +105,7 @@ class HeboOptimizer(LibraryOptimizer):
 
     library = "HEBO"
     module = "hebo"
+    uses_torch = True
     Settings = HeboSettings
 
     def __init__(
@@ -118,10 +119,10 @@ class HeboOptimizer(LibraryOptimizer):
         super().__init__(X, rng, objective, run_context)
         import torch
 
-        with _one_torch_thread():  # import hebo sets the process's torch threads
-            require("hebo.optimizers.hebo", "hebo", self.library)
-            from hebo.design_space.design_space import DesignSpace
-            from hebo.optimizers.hebo import HEBO
+        require("hebo.optimizers.hebo", "hebo", self.library, torch_threads=True)
+        from hebo.design_space.design_space import DesignSpace
+        from hebo.optimizers.hebo import HEBO
+
         self.names = [f"x{j}" for j in range(len(self.sizes))]
         space = DesignSpace().parse(
             [

@@ -64,8 +64,9 @@ __all__ = [
 EXTRA = "peers"
 
 
-def require(module: str, method: str, package: str) -> Any:
-    """Import ``module`` or refuse the method in one line naming the extra that installs it.
+def require(module: str, method: str, package: str, torch_threads: bool = False) -> Any:
+    """Import ``module`` or refuse the method in one line naming the extra that installs it
+    (``torch_threads``: the library imports torch; keep the process's thread count).
 
     Raises
     ------
@@ -74,7 +75,7 @@ def require(module: str, method: str, package: str) -> Any:
         pip install -e '.[peers]'``.
     """
     try:
-        return _import(module)
+        return _import(module, torch_threads)
     except ImportError as exc:
         raise InputValueError(
             f"method {method} needs {package} (import {module} failed: {exc}); install the "
@@ -112,9 +113,13 @@ def named_spec(
     return MethodSpec(module, cls, {setting: value}, ("bleu",), what.format(value=value))
 
 
-def _import(module: str) -> Any:
-    """Import ``module`` quietly, keeping the process's torch thread count (``import hebo``
-    sets it to one for the whole process)."""
+def _import(module: str, torch_threads: bool = False) -> Any:
+    """Import ``module`` quietly; with ``torch_threads``, keep the process's torch thread count
+    (``import hebo`` sets it to one for the whole process). Only a library that imports torch
+    asks for this: the others do not pay for loading torch."""
+    if not torch_threads:
+        with quiet():
+            return importlib.import_module(module)
     import torch
 
     threads = torch.get_num_threads()
@@ -211,20 +216,22 @@ class LibraryOptimizer(TableOptimizer):
     limit_all_threads: ClassVar[bool] = True
     #: Modules imported by :meth:`preload` besides :attr:`module`.
     preload_modules: ClassVar[tuple[str, ...]] = ()
+    #: Whether the library imports torch (its import then keeps the torch thread count).
+    uses_torch: ClassVar[bool] = False
 
     @classmethod
     def preload(cls) -> None:
         """Import the library before the runner limits the thread pools (the runner's hook)."""
         for name in (cls.module, *cls.preload_modules):
             if name:
-                _import(name)
+                _import(name, cls.uses_torch)
 
     @classmethod
     def check_available(cls, method: str) -> None:
         """Refuse ``method`` before any work if its library is not installed (:func:`require`;
         the runner's validation calls this hook)."""
         if cls.module:
-            require(cls.module, method, cls.library)
+            require(cls.module, method, cls.library, cls.uses_torch)
 
     def __init__(
         self,
