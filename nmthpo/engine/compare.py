@@ -159,6 +159,10 @@ _SPEC_FIELDS: dict[str, tuple[Any, str]] = {
     "record_mse": (lambda v: isinstance(v, bool), "true or false"),
     "settings": (lambda v: isinstance(v, dict), "a JSON object of settings"),
 }
+#: Fields a spec holds only when set (:attr:`RunSpec.record_time`).
+_OPTIONAL_SPEC_FIELDS: dict[str, tuple[Any, str]] = {
+    "record_time": (lambda v: v is True, "true (written only when set)"),
+}
 
 
 @dataclass(frozen=True)
@@ -227,7 +231,7 @@ def _check_spec(file: Path, fix: str) -> dict[str, Any]:
             "single-task runs (`nmthpo run METHOD --task TASK --out DIR`)"
         )
     extra, missing = (
-        sorted(set(payload) - set(_SPEC_FIELDS)),
+        sorted(set(payload) - set(_SPEC_FIELDS) - set(_OPTIONAL_SPEC_FIELDS)),
         sorted(set(_SPEC_FIELDS) - set(payload)),
     )
     if extra or missing:
@@ -237,8 +241,8 @@ def _check_spec(file: Path, fix: str) -> dict[str, Any]:
             f"{file}: not the spec of a single-task run of `nmthpo run` ({'; '.join(parts)}; "
             f"a run's spec has exactly {', '.join(_SPEC_FIELDS)}); {fix}"
         )
-    for k, (ok, allowed) in _SPEC_FIELDS.items():
-        if not ok(payload[k]):
+    for k, (ok, allowed) in {**_SPEC_FIELDS, **_OPTIONAL_SPEC_FIELDS}.items():
+        if k in payload and not ok(payload[k]):
             raise InputValueError(f"{file}: {k}={payload[k]!r}, must be {allowed}; {fix}")
     lookup = task_names("lookup")
     if payload["task"] not in lookup:
@@ -422,11 +426,12 @@ def load_run_dir(path: str | Path) -> RunResult:
 
 
 def method_names(runs: Sequence[RunResult]) -> list[str]:
-    """Display names: the method name, with its settings when two runs share a name."""
-    base = [r.spec.method for r in runs]
+    """Display names: a run's :attr:`~nmthpo.engine.runner.RunResult.name` if given, else the
+    method name, with its settings when two runs share a name."""
+    base = [r.label for r in runs]
     out = []
     for r, b in zip(runs, base, strict=True):
-        if base.count(b) > 1 and r.spec.settings:
+        if base.count(b) > 1 and r.spec.settings and r.name is None:
             b += "[" + ",".join(f"{k}={v}" for k, v in sorted(r.spec.settings.items())) + "]"
         out.append(b)
     dupes = {n for n in out if out.count(n) > 1}

@@ -59,7 +59,8 @@ class Recorder(Protocol):
     """
 
     def record(self, opt: Any, seconds: float | None) -> None:
-        """Called after each ``tell``; ``seconds`` of the ``ask`` (None for initial rows)."""
+        """Called after each ``tell``; ``seconds`` of the ``ask`` and that ``tell`` (None for
+        initial rows)."""
 
     def values(self) -> dict[str, np.ndarray]:
         """The recorded columns, one entry per evaluated row."""
@@ -114,8 +115,9 @@ class TransferWeights:
 
 
 class SuggestTime:
-    """Wall-clock seconds of each ``ask`` (0 for initial rows); a measurement, so it differs
-    between runs while the rows do not."""
+    """Wall-clock seconds of each suggestion: its ``ask`` and the ``tell`` of the row it
+    chose (0 for initial rows); a measurement, so it differs between runs while the rows do
+    not."""
 
     def __init__(self) -> None:
         self._s: list[float] = []
@@ -204,8 +206,11 @@ def ask_tell(
         return user_code_error(text, name, trial)
 
     def observe(r: int, seconds: float | None) -> None:
+        t0 = time.perf_counter()
         with user_code("tell()", name, trial):
             opt.tell(r, y[r])
+        if seconds is not None:  # a suggestion costs its ask and its tell
+            seconds += time.perf_counter() - t0
         rows.append(r)
         seen.add(r)
         if remaining is not None:

@@ -237,6 +237,10 @@ class RunSpec:
         Default ``"scaled"``, for transfer runs ``"shared"`` (sources and target share it).
     record_mse : bool
         Record the surrogate's MSE after every evaluation (Figure 6).
+    record_time : bool
+        Record the wall-clock seconds of each suggestion (``ask`` and the ``tell`` of its row;
+        0 for initial rows) in a ``seconds`` column: a measurement, so it differs between
+        runs while the rows do not. In the key only when true (older keys are unchanged).
     settings : mapping
         Method settings overriding the registry's (e.g. ``{"k": 10}``).
     sources : tuple of str, optional
@@ -260,6 +264,7 @@ class RunSpec:
     record_mse: bool = False
     settings: Mapping[str, Any] = field(default_factory=dict)
     sources: tuple[str, ...] | None = None
+    record_time: bool = False
     n_source: int = 50
     kernel: str = "matern52"
     resolved: MethodSpec | None = field(default=None, compare=False, repr=False)
@@ -315,6 +320,8 @@ class RunSpec:
         if self.sources is None:
             out = {f: getattr(self, f) for f in _SINGLE_FIELDS}
             out["settings"] = settings
+            if self.record_time:  # in the key only when set: older keys stay valid
+                out["record_time"] = True
             return out
         out = {f: getattr(self, "task" if f == "target" else f) for f in _TRANSFER_FIELDS}
         out["sources"] = list(self.sources)
@@ -549,6 +556,8 @@ def trial_optimizer(spec: RunSpec, trial: int) -> tuple[Any, list[Recorder]]:
     assert spec.encoding is not None
     X = table.encode(spec.encoding)
     recorders: list[Recorder] = [SurrogateMSE(table.bleu)] if spec.record_mse else []
+    if spec.record_time and spec.sources is None:  # transfer runs always record the time
+        recorders.append(SuggestTime())
     context = None
     if spec.sources is not None:
         # methods that ignore the sources (rs, igp) do not pay for fitting them
@@ -609,6 +618,8 @@ def _tidy(spec: RunSpec, trial: int, res: Mapping[str, np.ndarray]) -> pd.DataFr
         cols["time"] = table.time[rows]
     if "mse" in res:
         cols["mse"] = res["mse"]
+    if spec.sources is None and "seconds" in res:
+        cols["seconds"] = np.asarray(res["seconds"], dtype=float)
     if "asks" in res and len(res["asks"]) == rows.size:
         cols["asks"] = np.asarray(res["asks"], dtype=np.int64)
     if spec.sources is not None:
@@ -746,12 +757,22 @@ def _read_partial(spec: Any, f: Path) -> tuple[int, pd.DataFrame] | None:
 class RunResult:
     """The outcome of a run: its spec and a tidy frame.
 
-    Single-task runs: ``trial, step, row, bleu[, time][, mse]``; transfer runs: ``method,
-    target, n_sources, rep, step, row, bleu, target_weight, seconds, w_<source>...``.
+    Single-task runs: ``trial, step, row, bleu[, time][, mse][, seconds]``; transfer runs:
+    ``method, target, n_sources, rep, step, row, bleu, target_weight, seconds, w_<source>...``.
+
+    ``name`` is an optional short display name (``nmthpo run --name``): tables and diagrams of
+    :mod:`nmthpo.engine.compare` show it instead of the method and its settings. It is not part
+    of the spec (the cache key): naming a run does not change its results.
     """
 
     spec: RunSpec
     frame: pd.DataFrame
+    name: str | None = None
+
+    @property
+    def label(self) -> str:
+        """The display name: :attr:`name` if given, else the method."""
+        return self.name or self.spec.method
 
     @property
     def sequences(self) -> list[list[int]]:
@@ -1146,6 +1167,7 @@ def run(
     n_source: int = 50,
     kernel: str = "matern52",
     curves: bool = False,
+    record_time: bool = False,
 ) -> Any:
     """Run (or read back from the cache) ``trials`` trials of ``method`` on ``task``.
 
@@ -1190,6 +1212,9 @@ def run(
         Transfer runs only: sampled rows per source and the GP kernel.
     curves : bool
         Run on the learning curves of ``task`` (e.g. ``rs`` on ``lc-finetune-fr-en``).
+    record_time : bool
+        Record the seconds of each suggestion (:attr:`RunSpec.record_time`; a lookup-table
+        run without sources).
     """
     from nmthpo.engine import fidelity
 
@@ -1233,6 +1258,7 @@ def run(
         sources=None if sources is None else tuple(sources),
         n_source=n_source,
         kernel=kernel,
+        record_time=bool(record_time),
     )
     return run_specs([spec], trials, jobs, cache_dir, progress, scheduler)[0]
 

@@ -28,6 +28,9 @@ experiment         chapter  what (paper section)
 ``own_optimizer``  8        the tutorial: Optuna's TPE and GP samplers, 6 tasks x 20 trials
 ``multifidelity``  7        multi-fidelity methods on the NMTLC learning curves,
                             :data:`MULTIFIDELITY` (:mod:`nmthpo.studies.multifidelity.study`)
+``peers``          9        today's HPO libraries beside the book's methods: 6 tasks, budget
+                            100, every suggestion timed (grids ``peers``, ``peers_startup``,
+                            ``peers_costly``; :data:`OPTIONAL_EXPERIMENTS`: needs the extra)
 =================  =======  ====================================================================
 
 The baselines ``nmthpo compare`` ranks a user's runs against are runs of these grids too:
@@ -78,6 +81,8 @@ __all__ = [
     "SCORING",
     "SEED",
     "SMALL_TASKS",
+    "OPTIONAL_EXPERIMENTS",
+    "PEERS_OPTIONS",
     "ChapterSetting",
     "GATables",
     "RunGrid",
@@ -127,6 +132,10 @@ class RunGrid:
     options: Mapping[str, Any] = field(default_factory=dict)
     variants: tuple[Mapping[str, Any], ...] = ({},)
 
+
+#: Runner options of Chapter 9's grids: 100 evaluations (the 3 initial rows included), no
+#: early stop at the best row (regret is read at 10, 25, 50 and 100), each suggestion timed.
+PEERS_OPTIONS: Mapping[str, Any] = {"budget": 100, "stop": "none", "record_time": True}
 
 #: Every grid of runner calls the book reads (see the module docstring).
 RUN_GRIDS: dict[str, RunGrid] = {
@@ -205,6 +214,49 @@ RUN_GRIDS: dict[str, RunGrid] = {
         NMTHPO_TASKS,
         20,
         variants=({"n_startup_trials": 3},),
+    ),
+    # Chapter 9: today's HPO libraries beside the book's methods, budget 100, no early stop,
+    # the seconds of every suggestion recorded (needs the peers extra: OPTIONAL_EXPERIMENTS)
+    "peers": RunGrid(
+        9,
+        "peers",
+        (
+            "rs",
+            "bo-ei-m",
+            "bo-ei-r",
+            "gb-ei-m",
+            "gb-eif-m",
+            "ga",
+            "optuna:TPESampler",
+            "optuna:GPSampler",
+            "optuna:CmaEsSampler",
+            "nevergrad:NGOpt",
+            "hyperopt:tpe",
+            "smac:hpo",
+        ),
+        NMTHPO_TASKS,
+        20,
+        options=PEERS_OPTIONS,
+    ),
+    # Optuna's two samplers with 3 start-up trials (the book's n_init), as in Chapter 8
+    "peers_startup": RunGrid(
+        9,
+        "peers",
+        ("optuna:TPESampler", "optuna:GPSampler"),
+        NMTHPO_TASKS,
+        20,
+        options=PEERS_OPTIONS,
+        variants=({"n_startup_trials": 3},),
+    ),
+    # the libraries that cost 10-40 s per trial of 100 evaluations (1.5-2 s per suggestion
+    # for HEBO): fewer trials, reported without a ranking verdict
+    "peers_costly": RunGrid(
+        9,
+        "peers",
+        ("skopt:gp", "smac:blackbox", "hebo"),
+        NMTHPO_TASKS,
+        3,
+        options=PEERS_OPTIONS,
     ),
 }
 
@@ -380,6 +432,7 @@ FOLDERS: dict[str, str] = {
     "transfer": "transfer",
     "scoring": "scoring",
     "multifidelity": "multifidelity",
+    "peers": "peers",
     "claims": "",  # results/claims.csv: the ledger, judged on every experiment above
 }
 
@@ -403,6 +456,10 @@ EXPERIMENTS: tuple[str, ...] = (
     "multifidelity",
     "claims",
 )
+
+#: Experiments ``make results`` computes only when named (``--only peers``): they need the
+#: ``peers`` extra (``make peers``); the book reads their cached runs without it.
+OPTIONAL_EXPERIMENTS: tuple[str, ...] = ("peers",)
 
 
 # -- where caches live ---------------------------------------------------------------------------

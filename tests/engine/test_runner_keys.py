@@ -65,3 +65,12 @@ def test_transfer_extras_enter_the_key_only_when_not_default():
     assert RunSpec.from_json(other.to_json()) == other
     with pytest.raises(ValueError, match="apply to runs with source tasks only"):
         RunSpec("rs", "zh-en", n_source=10).validate()
+
+
+def test_record_time_enters_the_key_only_when_set():
+    plain = RunSpec("bo-ei-m", "ja-en")
+    assert "record_time" not in plain.payload()
+    assert plain.key() == RunSpec("bo-ei-m", "ja-en", record_time=False).key()
+    timed = RunSpec("bo-ei-m", "ja-en", record_time=True)
+    assert timed.payload()["record_time"] is True
+    assert timed.key() != plain.key()
