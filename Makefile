@@ -57,8 +57,10 @@ book: setup data execute html
 
 # Recompute every cached experiment in results/ (long; see README): the grids of
 # nmthpo/studies/grids.py. The only target that writes results/ (NMTHPO_WRITE_RESULTS=1).
+# ONLY=single,pareto picks experiments; ONLY=peers (Chapter 9, needs `make peers`) is computed
+# only when named.
 results: $(STAMP) data
-	NMTHPO_WRITE_RESULTS=1 $(PY) tools/make_results.py
+	NMTHPO_WRITE_RESULTS=1 $(PY) tools/make_results.py $(if $(ONLY),--only $(ONLY))
 
 # Speed benchmarks; their printed figures are kept in results/benchmarks/ for the book.
 BENCHES := bench_speed bench_gp bench_graph bench_ehvi bench_scoring bench_optuna bench_multifidelity \
