@@ -201,6 +201,12 @@ class LibraryOptimizer(TableOptimizer):
         Library asks per evaluated row (1; 0 for a row told without asking).
     snapped : list of bool
         Per evaluated row, whether the library's proposal was moved to it.
+    exhausted : int
+        0, or the evaluation (1-based) at which the library answered an ask with one of
+        :attr:`exhausted_errors` ("no new configuration"): that row and every later one is a
+        uniformly random unevaluated row drawn from the trial's generator
+        (:meth:`random_candidate`), told to the library like any other row; the library is not
+        asked again (SMAC3's generator of configurations ends with the exception).
     """
 
     objectives = ("bleu",)
@@ -218,6 +224,10 @@ class LibraryOptimizer(TableOptimizer):
     preload_modules: ClassVar[tuple[str, ...]] = ()
     #: Whether the library imports torch (its import then keeps the torch thread count).
     uses_torch: ClassVar[bool] = False
+    #: Names of the library's exceptions that mean "no new configuration to propose" (its
+    #: space is the full grid of ranks, larger than the table's rows, so a library that never
+    #: repeats a configuration may give up while unevaluated rows remain).
+    exhausted_errors: ClassVar[tuple[str, ...]] = ()
 
     @classmethod
     def preload(cls) -> None:
@@ -251,6 +261,7 @@ class LibraryOptimizer(TableOptimizer):
         self.library_seed = int(rng.integers(0, 2**31 - 1))
         self.asks: list[int] = []
         self.snapped: list[bool] = []
+        self.exhausted = 0
         self._pending: tuple[int, bool, Any] | None = None
 
     @property
@@ -274,8 +285,20 @@ class LibraryOptimizer(TableOptimizer):
     def ask(self) -> int:
         """Ask the library once and snap its proposal to an unevaluated row."""
         self.remaining()
-        with quiet():
-            free, token = self.propose()
+        if self.exhausted:  # the library said it has nothing new: random unevaluated rows
+            row = self.random_candidate()
+            self._pending = None
+            return row
+        try:
+            with quiet():
+                free, token = self.propose()
+        except Exception as exc:
+            if type(exc).__name__ not in self.exhausted_errors:
+                raise
+            self.exhausted = len(self.rows) + 1  # the evaluation at which it gave up
+            row = self.random_candidate()
+            self._pending = (row, False, None)
+            return row
         codes = np.zeros(self.space.d)
         codes[self.free] = np.asarray(free, dtype=float)
         row, exact = self.space.snap(codes, self.observed)

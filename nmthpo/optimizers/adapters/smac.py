@@ -83,6 +83,9 @@ class SmacOptimizer(LibraryOptimizer):
 
     library = "SMAC3"
     module = "smac"
+    #: SMAC3 never repeats a configuration; near the end of a small table its random
+    #: sampling over the grid of ranks gives up (``ConfigurationSpaceExhaustedException``)
+    exhausted_errors = ("ConfigurationSpaceExhaustedException",)
     preload_modules = ("sklearn.ensemble", "ConfigSpace")
     Settings = SmacSettings
 

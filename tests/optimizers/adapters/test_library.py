@@ -142,3 +142,46 @@ def test_a_library_method_runs_end_to_end_identically_with_two_workers():
     assert a.frame.equals(b.frame)
     f = a.frame
     assert set(f.loc[f["step"] <= 3, "asks"]) == {0} and set(f.loc[f["step"] > 3, "asks"]) == {1}
+
+
+class NothingNew(Exception):
+    """What a library raises when it has no configuration it has not proposed."""
+
+
+class Exhausting(Scripted):
+    exhausted_errors = ("NothingNew",)
+
+    def propose(self):
+        if not self.queue:
+            raise NothingNew()
+        return super().propose()
+
+
+def test_a_library_that_gives_up_is_not_asked_again_and_rows_are_random():
+    Exhausting.script = [[1, 1]]
+    runs = []
+    for _ in range(2):
+        opt = Exhausting(X, np.random.default_rng(5))
+        opt.tell(0, 20.0)
+        rows = []
+        for _ in range(3):
+            r = opt.ask()
+            opt.tell(r, 10.0)
+            rows.append(r)
+        runs.append(rows)
+        assert rows[0] == 3 and sorted(rows) == [1, 2, 3]
+        assert opt.exhausted == 3  # the library gave up on the third evaluation
+        assert opt.asks == [0, 1, 1, 0] and opt.snapped == [False, False, True, False]
+        assert [t[0] for t in opt.told] == [
+            [0, 0],
+            [1, 1],
+            *[list(X[r, :2].astype(int)) for r in rows[1:]],
+        ]
+    assert runs[0] == runs[1]  # the fallback draws from the trial's generator
+
+
+def test_another_error_of_the_library_is_not_taken_for_exhaustion():
+    Scripted.script = []
+    opt = Scripted(X, np.random.default_rng(0))
+    with pytest.raises(IndexError):
+        opt.ask()
