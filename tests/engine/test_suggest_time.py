@@ -7,37 +7,22 @@ from nmthpo.engine.compare import load_run_dir, method_names
 from nmthpo.engine.runner import RunResult
 
 
+def _bo(cache, **kw):
+    return nmthpo.run(
+        "bo-ei-m", "ja-en", trials=2, budget=12, stop="none", cache_dir=cache, progress=False, **kw
+    )
+
+
 def test_record_time_adds_seconds_and_leaves_the_rows_alone(tmp_path):
-    timed = nmthpo.run(
-        "bo-ei-m",
-        "ja-en",
-        trials=2,
-        budget=12,
-        stop="none",
-        record_time=True,
-        cache_dir=tmp_path,
-        progress=False,
-    )
-    plain = nmthpo.run(
-        "bo-ei-m", "ja-en", trials=2, budget=12, stop="none", cache_dir=tmp_path, progress=False
-    )
+    timed = _bo(tmp_path, record_time=True)
+    plain = _bo(tmp_path)
     assert "seconds" in timed.frame and "seconds" not in plain.frame
     assert timed.sequences == plain.sequences
     s = timed.frame.set_index(["trial", "step"])["seconds"]
     assert (s.xs(1, level="step") == 0).all()  # initial rows cost nothing
     later = timed.frame.loc[timed.frame["step"] > 3, "seconds"].to_numpy()
     assert np.isfinite(later).all() and (later > 0).all()
-    # read back from the cache with its seconds
-    again = nmthpo.run(
-        "bo-ei-m",
-        "ja-en",
-        trials=2,
-        budget=12,
-        stop="none",
-        record_time=True,
-        cache_dir=tmp_path,
-        progress=False,
-    )
+    again = _bo(tmp_path, record_time=True)  # read back from the cache with its seconds
     assert np.array_equal(again.frame["seconds"], timed.frame["seconds"])
 
 
