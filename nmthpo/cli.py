@@ -33,7 +33,7 @@ from typing import Any, NoReturn
 
 from nmthpo.commands import COMMAND_MODULES, command_name
 from nmthpo.commands import methods as methods_command
-from nmthpo.commands.arguments import LIMITS, bounded, int_list, limit_help
+from nmthpo.commands.arguments import LIMITS, bounded, display_name, int_list, limit_help
 from nmthpo.commands.arguments import nonneg_float as _nonneg_float
 from nmthpo.commands.validate import (
     UsageError,
@@ -166,6 +166,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
         n_source=args.n_source,
         curves=args.curves,
     )
+    if args.name is not None:
+        res.name = args.name
     res.save(args.out, force=args.force)
     if hasattr(res, "evaluations"):
         print(
@@ -418,6 +420,13 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     )
     r.add_argument(
         "--force", action="store_true", help="replace the output of another run in --out"
+    )
+    r.add_argument(
+        "--name",
+        type=display_name,
+        default=None,
+        help="a short display name that compare's tables and diagrams show instead of the "
+        "method and its settings (not part of the run's key)",
     )
     r.set_defaults(func=_cmd_run)
 

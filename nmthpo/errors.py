@@ -46,6 +46,7 @@ from typing import Any
 
 __all__ = [
     "LIMITS",
+    "NAME_MAX",
     "FaultError",
     "InputError",
     "InputKeyError",
@@ -55,6 +56,7 @@ __all__ = [
     "UserCodeError",
     "MAX_INPUT_BYTES",
     "check_choice",
+    "check_display_name",
     "check_float",
     "check_input_file",
     "check_int",
@@ -208,6 +210,24 @@ def check_float(
     if high is not None and (v >= high if high_open else v > high):
         raise InputValueError(f"{name}={v:g}: must be {'<' if high_open else '<='} {high:g}{hint}")
     return v
+
+
+#: The longest display name of a run (``nmthpo run --name``, ``RunResult.name``).
+NAME_MAX = 40
+
+
+def check_display_name(value: Any, what: str = "name") -> str:
+    """``value`` if it is a run's display name: 1 to :data:`NAME_MAX` printable characters
+    without surrounding spaces; else an :class:`InputValueError` (an :class:`InputTypeError`
+    for a non-string) naming ``what``."""
+    if not isinstance(value, str):
+        raise InputTypeError(f"{what}={value!r}: expected a short display name (a string)")
+    if not (0 < len(value) <= NAME_MAX and value.isprintable() and value.strip() == value):
+        raise InputValueError(
+            f"{what} {value!r}: a display name has 1-{NAME_MAX} printable characters and no "
+            "surrounding spaces (e.g. 'my-tpe')"
+        )
+    return value
 
 
 def check_choice(name: str, value: Any, choices: Any, *, fix: str = "") -> Any:

@@ -13,11 +13,13 @@ import math
 from collections.abc import Callable
 
 from nmthpo.errors import LIMITS as _LIMITS
+from nmthpo.errors import InputError, check_display_name
 
 __all__ = [
     "LIMITS",
     "at_least",
     "bounded",
+    "display_name",
     "int_list",
     "limit_help",
     "nonneg_float",
@@ -32,6 +34,14 @@ LIMITS = _LIMITS
 def limit_help(name: str) -> str:
     """``"at most N"`` for the limit ``name`` of :data:`LIMITS`, for an option's help."""
     return f"at most {LIMITS[name]:,}"
+
+
+def display_name(text: str) -> str:
+    """An argparse type: a run's display name (:func:`nmthpo.errors.check_display_name`)."""
+    try:
+        return check_display_name(text)
+    except InputError as exc:
+        raise argparse.ArgumentTypeError(str(exc).split(": ", 1)[-1]) from None
 
 
 def bounded(low: float, high: float | None = None, kind: type = int) -> Callable[[str], float]:

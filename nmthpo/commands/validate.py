@@ -205,6 +205,10 @@ def _run(args: argparse.Namespace) -> None:
     settings = parse_settings(args.set)
     _setting_names_first(args, settings)
     if _curves_run(args):
+        if getattr(args, "name", None) is not None:
+            raise UsageError(
+                "--name names a run on a lookup table; a learning-curve run has no display name"
+            )
         return
     _task(args.task)
     transfer = args.sources is not None

@@ -69,7 +69,15 @@ import numpy as np
 
 from nmthpo.engine.cache import USER_CACHE_ENV, results_dir, user_cache_dir
 from nmthpo.engine.metric_names import HIGHER_IS_BETTER, METRICS, check_metric, regret_budget
-from nmthpo.errors import InputKeyError, InputTypeError, InputValueError, check_int
+from nmthpo.errors import (
+    NAME_MAX,
+    InputError,
+    InputKeyError,
+    InputTypeError,
+    InputValueError,
+    check_display_name,
+    check_int,
+)
 
 if TYPE_CHECKING:  # pandas, the tables and the runner load after the cheap checks
     import pandas as pd
@@ -145,6 +153,14 @@ def _is_int(v: Any) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
+def _is_name(v: Any) -> bool:
+    try:
+        check_display_name(v)
+    except InputError:
+        return False
+    return True
+
+
 #: The fields of a single-task run's ``spec.json`` (:meth:`RunSpec.payload`) and what each
 #: must hold: (test, what the message says is allowed).
 _SPEC_FIELDS: dict[str, tuple[Any, str]] = {
@@ -162,6 +178,7 @@ _SPEC_FIELDS: dict[str, tuple[Any, str]] = {
 #: Fields a spec holds only when set (:attr:`RunSpec.record_time`).
 _OPTIONAL_SPEC_FIELDS: dict[str, tuple[Any, str]] = {
     "record_time": (lambda v: v is True, "true (written only when set)"),
+    "name": (_is_name, f"a display name of 1-{NAME_MAX} printable characters (--name)"),
 }
 
 
@@ -365,7 +382,8 @@ def load_run_spec(path: str | Path) -> RunSpec:
     (checked by :func:`check_run_dir`)."""
     from nmthpo.engine.runner import RunSpec
 
-    return RunSpec(**check_run_dir(path).spec)
+    fields = {k: v for k, v in check_run_dir(path).spec.items() if k != "name"}
+    return RunSpec(**fields)
 
 
 def _frame_problem(frame: pd.DataFrame, sequences: Sequence[Sequence[int]]) -> str | None:
@@ -395,7 +413,8 @@ def load_run_dir(path: str | Path) -> RunResult:
     from nmthpo.engine.runner import RunResult, RunSpec
 
     rd = check_run_dir(path)
-    spec = RunSpec(**rd.spec)
+    name = rd.spec.get("name")
+    spec = RunSpec(**{k: v for k, v in rd.spec.items() if k != "name"})
     fix = _rerun(rd.path)
     n = load_table(spec.task).n_rows
     for t, seq in enumerate(rd.sequences):
@@ -422,7 +441,7 @@ def load_run_dir(path: str | Path) -> RunResult:
     if problem is not None:
         raise InputValueError(f"{pq}: damaged or altered: {problem}; {fix}")
     _check_checksums(rd.path, fix)  # last: the checks above say more about what is wrong
-    return RunResult(spec, frame)
+    return RunResult(spec, frame, name)
 
 
 def method_names(runs: Sequence[RunResult]) -> list[str]:

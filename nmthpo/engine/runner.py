@@ -136,6 +136,7 @@ from nmthpo.errors import (
     InputTypeError,
     InputValueError,
     check_choice,
+    check_display_name,
     check_int,
     check_output_dir,
     fault_from_oserror,
@@ -796,6 +797,8 @@ class RunResult:
             if self.spec.is_transfer
             else ("results.parquet",)
         )
+        if self.name is not None:
+            check_display_name(self.name)
         writes = ("sequences.ss", *files, CHECKSUMS_FILE)
         out = prepare_output(out, self.spec.payload(), writes, force)
         with all_or_nothing(out, writes):
@@ -809,7 +812,8 @@ class RunResult:
             else:
                 _write_parquet(self.frame, out / "results.parquet")
             write_output_checksums(out, ("sequences.ss", *files))
-            write_text(out / "spec.json", self.spec.to_json())
+            side = self.spec.payload() | ({"name": self.name} if self.name else {})
+            write_text(out / "spec.json", json.dumps(side, indent=2, sort_keys=True, default=str))
 
 
 #: The checksums of a run's output files (``<sha256>  <name>`` lines, as ``sha256sum``
@@ -859,10 +863,11 @@ def output_problem(out: str | Path, payload: Mapping[str, Any]) -> str | None:
     except (OSError, UnicodeDecodeError, json.JSONDecodeError):
         return f"{out} holds an unreadable spec.json"
     want = json.loads(json.dumps(dict(payload), sort_keys=True, default=str))
-    if found == want:
-        return None
     if not isinstance(found, dict):
         return f"{out} holds a spec.json that is not a run's spec"
+    # the display name (``--name``) is not part of the spec: renaming a run is not another run
+    if {k: v for k, v in found.items() if k != "name"} == want:
+        return None
     desc = ", ".join(
         f"{k}={found[k]}"
         for k in ("method", "task", "target", "seed", "budget")
