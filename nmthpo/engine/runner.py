@@ -332,9 +332,18 @@ class RunSpec:
                 out[f] = getattr(self, f)
         return out
 
-    def validate(self) -> RunSpec:
+    def check_available(self) -> None:
+        """Raise an :class:`~nmthpo.errors.InputError` naming the extra to install when the
+        method's library is missing (:func:`nmthpo.optimizers.registry.check_available`)."""
+        check_available(self.method_spec(), self.method)
+
+    def validate(self, *, available: bool = True) -> RunSpec:
         """Raise an :class:`~nmthpo.errors.InputError` with a clear message for nonsense
-        settings (before any work: the same checks for the command line and the API)."""
+        settings (before any work: the same checks for the command line and the API).
+
+        ``available=False`` leaves out :meth:`check_available`: :func:`run_specs` checks it
+        only for a spec with trials to compute, so a cached run of another library's method
+        reads back without that library (the book builds without the ``peers`` extra)."""
         check_task(self.task)
         m = self.method_spec()
         check_int("seed", self.seed, 0, LIMITS["seed"])
@@ -366,7 +375,8 @@ class RunSpec:
             raise InputValueError(f"seed must be >= 0, got {self.seed}")
         n = load_table(self.task).n_rows
         check_settings(m, self.settings, self.method, transfer=self.sources is not None, rows=n)
-        check_available(m, self.method)
+        if available:
+            self.check_available()
         if not 1 <= self.n_init <= n:
             raise InputValueError(
                 f"n_init={self.n_init}: must be between 1 and the {n} rows of {self.task}"
@@ -954,7 +964,10 @@ def _execute(
 def _prepare(spec: Any) -> Any:
     if spec.resolved is None:
         spec = replace(spec, resolved=resolve(spec.method))
-    spec.validate()
+    if isinstance(spec, RunSpec):
+        spec.validate(available=False)  # run_specs checks the library where it computes
+    else:
+        spec.validate()
     return spec
 
 
@@ -1102,6 +1115,10 @@ def run_specs(
             cache,
             "; computing the rest" if todo else "",
         )
+    for i in sorted({i for i, _ in todo}):
+        check = getattr(unique[i], "check_available", None)
+        if check is not None:
+            check()  # before any work: a missing library is named with its extra
     if todo:
         from tqdm.auto import tqdm
 

@@ -185,3 +185,21 @@ def test_another_error_of_the_library_is_not_taken_for_exhaustion():
     opt = Scripted(X, np.random.default_rng(0))
     with pytest.raises(IndexError):
         opt.ask()
+
+
+def test_a_cached_run_reads_back_without_its_library(tmp_path, monkeypatch):
+    """The library is checked only where trials are computed (the book's cached runs of the
+    other libraries build without the ``peers`` extra), and before any of them is."""
+    from nmthpo.engine.runner import RunSpec
+
+    first = nmthpo.run("rs", "ja-en", trials=2, budget=8, cache_dir=tmp_path)
+
+    def missing(self):
+        raise InputValueError(f"method {self.method} needs its library")
+
+    monkeypatch.setattr(RunSpec, "check_available", missing)
+    again = nmthpo.run("rs", "ja-en", trials=2, budget=8, cache_dir=tmp_path)
+    assert again.frame.equals(first.frame)
+    with pytest.raises(InputValueError, match="needs its library"):
+        nmthpo.run("rs", "ja-en", trials=3, budget=8, cache_dir=tmp_path)
+    assert not (tmp_path / "partial").exists()
