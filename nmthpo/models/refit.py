@@ -262,6 +262,8 @@ class ScheduledGP:
     fused : bool
         Fit with the fused likelihood (``GaussianProcess(kernel, fused=True)``): equal up to
         rounding, faster; ``False`` keeps the book's cached runs reproducible bit for bit.
+    prior : {"none", "gamma"}
+        Hyperparameter prior of every fit (:class:`~nmthpo.models.gp.GaussianProcess`).
     """
 
     def __init__(
@@ -272,11 +274,13 @@ class ScheduledGP:
         *,
         between: Literal["add", "condition", "keep"] = "add",
         fused: bool = False,
+        prior: str = "none",
     ) -> None:
         if between not in BETWEEN:
             raise ValueError(f"unknown between {between!r}; valid: {', '.join(BETWEEN)}")
-        GaussianProcess(kernel)  # validates the kernel name
+        GaussianProcess(kernel, prior=prior)  # validates the kernel and prior names
         self.kernel = kernel
+        self.prior = prior
         self.schedule = schedule
         self.seed = int(seed)
         self.between = between
@@ -337,14 +341,16 @@ class ScheduledGP:
             gp = gp.copy()
         if fits:
             if gp is None:
-                gp = GaussianProcess(self.kernel, fused=self.fused)
+                gp = GaussianProcess(self.kernel, fused=self.fused, prior=self.prior)
             for fit in fits:
                 k = offset + fit.n
                 gp.fit(X[:k], y[:k], optimize=True, rng=fit.rng(self.seed), restarts=fit.restarts)
                 history = history.after(fit)
             done = offset + fits[-1].n
         elif gp is None:  # before the first fit: initial hyperparameters
-            gp = GaussianProcess(self.kernel, fused=self.fused).fit(X, y, optimize=False)
+            gp = GaussianProcess(self.kernel, fused=self.fused, prior=self.prior).fit(
+                X, y, optimize=False
+            )
             return gp, history
         else:
             done = self._rows

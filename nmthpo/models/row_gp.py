@@ -53,6 +53,8 @@ class RowGP:
     refit_growth, refit_until, restarts, first_fit : see :class:`ParetoSMBO`.
     fused : bool
         Fit with the fused likelihood (see :class:`~nmthpo.models.gp.GaussianProcess`).
+    prior : {"none", "gamma"}
+        Hyperparameter prior of every fit (:class:`~nmthpo.models.gp.GaussianProcess`).
     """
 
     def __init__(
@@ -66,6 +68,7 @@ class RowGP:
         restarts: int = 2,
         first_fit: int = 3,
         fused: bool = False,
+        prior: str = "none",
     ) -> None:
 
         self.X = np.asarray(X, dtype=float)
@@ -81,7 +84,9 @@ class RowGP:
             restarts=restarts,
             restart_rule="doubling",
         )
-        self.model = ScheduledGP(kernel, self.schedule, self.seed, between="keep", fused=fused)
+        self.model = ScheduledGP(
+            kernel, self.schedule, self.seed, between="keep", fused=fused, prior=prior
+        )
         self.rows: list[int] = []
         self.values: list[float] = []
         self._hyp: dict[str, Any] | None = None

@@ -257,6 +257,15 @@ METHODS: dict[str, MethodSpec] = {
         "GP-BO, Matern-5/2 ARD kernel, expected improvement",
         exact_across_cpus=False,
     ),
+    "bo-ei-map": MethodSpec(
+        "nmthpo.optimizers.bo",
+        "GPBO",
+        {"kernel": "matern52", "prior": "gamma"},
+        ("bleu",),
+        "GP-BO, Matern-5/2 ARD kernel, expected improvement, MAP hyperparameters under weak "
+        "priors (Chapter 9)",
+        exact_across_cpus=False,
+    ),
     "bo-ei-r": MethodSpec(
         "nmthpo.optimizers.bo",
         "GPBO",

@@ -249,3 +249,43 @@ def test_fused_fit_reaches_the_same_optimum(name: str) -> None:
     b = GaussianProcess(name, fused=True).fit(X, y, rng=np.random.default_rng(3), restarts=2)
     np.testing.assert_allclose(b.theta, a.theta, rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(b.predict(Xs)[0], a.predict(Xs)[0], rtol=1e-6, atol=1e-6)
+
+
+# -- the MAP fit (prior="gamma", bo-ei-map) ---------------------------------------------------
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from nmthpo.models.gp import log_prior  # noqa: E402
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.floats(-4.0, 4.0), min_size=4, max_size=4))
+def test_log_prior_gradient_matches_finite_differences(theta):
+    theta = np.array(theta)
+    value, grad = log_prior(theta, 2)
+    eps = 1e-6
+    for j in range(4):
+        step = np.zeros(4)
+        step[j] = eps
+        fd = (log_prior(theta + step, 2)[0] - log_prior(theta - step, 2)[0]) / (2 * eps)
+        assert fd == pytest.approx(grad[j], rel=1e-5, abs=1e-5)
+    assert log_prior(theta, 2, "none") == (0.0, pytest.approx(np.zeros(4)))
+
+
+def test_the_length_scale_prior_peaks_at_one_and_the_map_fit_stays_off_the_bounds():
+    values = [log_prior(np.array([np.log(ls), 0.0, -3.0]), 1)[0] for ls in (0.5, 1.0, 2.0)]
+    assert values[1] > values[0] and values[1] > values[2]
+    assert values[0] == pytest.approx(values[2])  # symmetric in log l
+    rng = np.random.default_rng(0)
+    X = rng.uniform(size=(4, 6))  # a few observations cannot determine 6 length scales
+    y = rng.normal(size=4)
+    ml = GaussianProcess("matern52").fit(X, y, rng=np.random.default_rng(1), restarts=2)
+    mp = GaussianProcess("matern52", prior="gamma").fit(
+        X, y, rng=np.random.default_rng(1), restarts=2
+    )
+    low, high = 1e-2, 1e2
+    on_bound = lambda ls: np.isclose(ls, low) | np.isclose(ls, high)  # noqa: E731
+    assert on_bound(ml.hyperparameters["lengthscales"]).any()
+    assert not on_bound(mp.hyperparameters["lengthscales"]).any()
+    with pytest.raises(ValueError, match="unknown prior"):
+        GaussianProcess("matern52", prior="flat")
