@@ -96,11 +96,20 @@ def _table_methods(objective: str | None = None) -> list[str]:
     ]
 
 
+def _resolved_by_run(name: str) -> bool:
+    """``module:Class``, ``prefix:Name`` or a library's method named alone (``hebo``): names
+    the run resolves (and checks) itself, not the registry's table."""
+    from nmthpo.optimizers.registry import prefixes
+
+    return ":" in name or name in prefixes()
+
+
 def parse_baselines(text: str | None) -> list[str] | None:
     """``--baselines`` as a list of names (``None``: the book's methods of the objective).
 
     An empty list, an empty name (``"rs,,gb-m"``) or a name the registry does not know
-    (``module:Class`` and ``prefix:Name`` pass: the run resolves them) is a
+    (``module:Class``, ``prefix:Name`` and a library's method such as ``hebo`` pass: the run
+    resolves them, computing it into the user cache) is a
     :class:`~nmthpo.commands.validate.UsageError` listing the valid baselines.
     """
     from nmthpo.commands.validate import UsageError
@@ -119,12 +128,13 @@ def parse_baselines(text: str | None) -> list[str] | None:
             "separated by single commas, e.g. --baselines gb-eif-m,bo-ei-m"
         )
     valid = _table_methods()
-    unknown = [n for n in names if ":" not in n and n not in valid]
+    unknown = [n for n in names if not _resolved_by_run(n) and n not in valid]
     if unknown:
         raise UsageError(
             f"--baselines {text!r}: {', '.join(map(repr, unknown))} "
             f"{'is not a baseline' if len(unknown) == 1 else 'are not baselines'}; valid: "
-            f"{', '.join(valid)} (or module:Class of your own optimiser)"
+            f"{', '.join(valid)}, another library's method (optuna:TPESampler, smac:hpo, "
+            "hebo, ...: nmthpo methods) or module:Class of your own optimiser"
         )
     return list(dict.fromkeys(names))
 
@@ -169,7 +179,7 @@ def _check_runs(args: argparse.Namespace, dirs: Sequence[Any], baselines: list[s
         if args.metric is not None:
             check_metric(args.metric, objective, "--metric")
         valid = _table_methods(objective)
-        wrong = [b for b in baselines or () if ":" not in b and b not in valid]
+        wrong = [b for b in baselines or () if not _resolved_by_run(b) and b not in valid]
         if wrong:
             raise UsageError(
                 f"--baselines {args.baselines!r}: {', '.join(map(repr, wrong))} does not "
