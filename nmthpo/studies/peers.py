@@ -37,6 +37,7 @@ from nmthpo.benchmark.tables import load_table
 from nmthpo.engine.metrics import regret_at
 from nmthpo.engine.runner import RunResult
 from nmthpo.engine.stats import bootstrap_mean
+from nmthpo.studies.grids import RUN_GRIDS
 
 if TYPE_CHECKING:
     from nmthpo.engine.compare import TaskRanking
@@ -69,8 +70,6 @@ GRIDS: dict[str, tuple[str, ...]] = {
     "ranked": ("peers", "peers_startup"),
     "costly": ("peers_costly",),
 }
-#: The book's own methods in the grid (everything else is another library's).
-BOOK_METHODS: tuple[str, ...] = ("rs", "bo-ei-m", "bo-ei-r", "gb-ei-m", "gb-eif-m", "ga")
 #: Short display names of the library methods (the tables and the diagrams show these).
 SHORT_NAMES: dict[str, str] = {
     "optuna:TPESampler": "optuna-tpe",
@@ -112,6 +111,17 @@ def library_of(method: str) -> str:
     return LIBRARIES.get(prefix, "nmthpo")
 
 
+#: The book's own methods in the grids (everything else is another library's).
+BOOK_METHODS: tuple[str, ...] = tuple(
+    dict.fromkeys(
+        m
+        for g in GRIDS["ranked"] + GRIDS["costly"]
+        for m in RUN_GRIDS[g].methods
+        if library_of(m) == "nmthpo"
+    )
+)
+
+
 def library_versions(lock: str | Path | None = None) -> dict[str, str]:
     """The pinned version of each library of :data:`LIBRARIES`, read from the lock files
     (``requirements.lock`` holds Optuna, ``requirements-peers.lock`` the others)."""
@@ -144,7 +154,7 @@ def peer_runs(
     """The runs of Chapter 9's grids of ``kind`` (:data:`GRIDS`), each named by
     :func:`display_name`; read from the book's cache, the rest computed into the user cache
     (:func:`nmthpo.studies.grids.run_one`; a library method needs the ``peers`` extra)."""
-    from nmthpo.studies.grids import RUN_GRIDS, run_one
+    from nmthpo.studies.grids import run_one
 
     if kind not in GRIDS:
         raise ValueError(f"unknown kind {kind!r}; valid: {', '.join(GRIDS)}")
