@@ -1,11 +1,11 @@
 """Time each chapter's exercise solutions and keep the table of ``book/teaching.md`` current.
 
-    python tools/teaching_times.py              # execute chapters 01-08, time them, rewrite
+    python tools/teaching_times.py              # execute chapters 01-09, time them, rewrite
     python tools/teaching_times.py --only 07    # re-time one chapter, keep the other rows
     python tools/teaching_times.py --from DIR   # read the timings of notebooks executed in DIR
     python tools/teaching_times.py --check      # exit 1 if the table is not current
 
-The times are measured, never typed. Each chapter source ``notebooks/NN_*.ipynb`` (01 to 08)
+The times are measured, never typed. Each chapter source ``notebooks/NN_*.ipynb`` (01 to 09)
 is executed with papermill and its published parameters into a temporary directory (the
 kernel's working directory, so nothing is written into the repository); papermill records every
 cell's run time in ``metadata.papermill.duration``. (The executed chapters in ``book/chapters``
@@ -42,7 +42,7 @@ NOTEBOOKS = ROOT / "notebooks"
 CHAPTERS = ROOT / "book" / "chapters"
 PAGE = ROOT / "book" / "teaching.md"
 #: The chapters with exercises (the appendices 97-99 have none).
-CHAPTER_RE = re.compile(r"^0[1-8]_[A-Za-z0-9_\-]+\.ipynb$")
+CHAPTER_RE = re.compile(r"^0[1-9]_[A-Za-z0-9_\-]+\.ipynb$")
 START = "<!-- teaching-times:start (written by tools/teaching_times.py; do not edit by hand) -->"
 END = "<!-- teaching-times:end -->"
 DATA_RE = re.compile(r"<!-- teaching-times-data (\{.*?\}) -->", re.S)

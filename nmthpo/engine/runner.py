@@ -1338,7 +1338,8 @@ def cached_runs(cache_dir: str | Path) -> Iterator[tuple[RunSpec, Path]]:
         if not isinstance(payload, dict):
             continue
         names = set(payload) - {"machine", "checksum"}
-        if names == kinds[0] or kinds[1] <= names <= kinds[1] | set(_TRANSFER_DEFAULTS):
+        single = names - {"record_time"}  # in a lookup-table run's key only when set
+        if single == kinds[0] or kinds[1] <= names <= kinds[1] | set(_TRANSFER_DEFAULTS):
             yield RunSpec.from_json(js.read_text()), pq
 
 

@@ -223,6 +223,7 @@ RUN_GRIDS: dict[str, RunGrid] = {
         (
             "rs",
             "bo-ei-m",
+            "bo-ei-map",
             "bo-ei-r",
             "gb-ei-m",
             "gb-eif-m",

@@ -18,6 +18,8 @@ What the chapter reads from here:
 - :func:`leader_table`: for each budget the book's best method against the best library
   method, paired over the pooled (task, trial) pairs, with a verdict that follows from the
   Holm-corrected test (or *not testable* when the design cannot reach the level);
+- :func:`paired_effect`: one planned comparison of two methods at each budget (paired
+  interval of the difference, Wilcoxon with Holm over the budgets);
 - :func:`cost_frame` / :func:`cost_table`: seconds per suggestion by the number of
   observations, their median at a few sizes, the ratio to Optuna's TPE and the exponent of a
   power law fitted to the median (:func:`cost_exponent`).
@@ -54,6 +56,7 @@ __all__ = [
     "cost_table",
     "display_name",
     "leader_table",
+    "paired_effect",
     "library_versions",
     "peer_runs",
     "pooled_regret",
@@ -265,6 +268,55 @@ def leader_table(
             }
         )
     return pd.DataFrame(rows)
+
+
+def paired_effect(
+    regret: pd.DataFrame, a: str, b: str, budgets: Sequence[int] = BUDGETS, seed: int = 0
+) -> pd.DataFrame:
+    """One planned comparison of ``a`` against ``b`` at each budget, over the pooled (task,
+    trial) pairs of :func:`regret_frame`: the mean regret of each, the mean paired difference
+    ``a - b`` with its 95 % paired bootstrap interval, Wilcoxon's signed-rank p and Holm's
+    correction over the budgets. The verdict: ``a lower`` / ``b lower`` when the interval
+    excludes 0 *and* the corrected p is below 0.05, else ``no difference``. (A leaderboard
+    that tests every pair of 15 methods corrects over 105 pairs; a comparison chosen before
+    looking at the data corrects over its budgets only.)"""
+    from scipy import stats
+
+    from nmthpo.engine.compare import holm
+    from nmthpo.engine.stats import paired_difference
+
+    rows = []
+    for bud in budgets:
+        sel = regret[regret["budget"] == bud].pivot_table(
+            index=["task", "trial"], columns="method", values="regret"
+        )
+        if a not in sel or b not in sel:
+            raise ValueError(f"regret has no runs of {a!r} and {b!r} at budget {bud}")
+        pair = sel[[a, b]].dropna()
+        x, y = pair[a].to_numpy(float), pair[b].to_numpy(float)
+        diff, lo, hi = paired_difference(x, y, seed=seed)
+        p = 1.0 if np.all(x == y) else float(stats.wilcoxon(x, y).pvalue)
+        rows.append(
+            {
+                "budget": int(bud),
+                f"regret {a}": float(x.mean()),
+                f"regret {b}": float(y.mean()),
+                "difference": diff,
+                "ci_low": lo,
+                "ci_high": hi,
+                "p": p,
+                "pairs": len(pair),
+            }
+        )
+    out = pd.DataFrame(rows)
+    out["p (Holm)"] = holm(out["p"].to_numpy())
+    sig = out["p (Holm)"] < 0.05
+    out["verdict"] = np.where(
+        sig & (out["ci_high"] < 0),
+        f"{a} lower",
+        np.where(sig & (out["ci_low"] > 0), f"{b} lower", "no difference"),
+    )
+    return out
 
 
 def cost_frame(runs: Sequence[RunResult]) -> pd.DataFrame:

@@ -147,6 +147,12 @@ PUBLISHED: dict[str, dict[str, Any]] = {
         "baselines": ["rs", "bo-ei-m", "bo-ei-r", "gb-eif-m", "gb-eif-r"],
         "ecdf_task": "sw-en",
     },
+    "09_peers": {
+        "tasks": ["zh-en", "ru-en", "ja-en", "en-ja", "sw-en", "so-en"],
+        "trials": 20,
+        "costly_trials": 3,
+        "ecdf_task": "sw-en",
+    },
     "97_claims": {
         "recompute": False,
     },

@@ -49,6 +49,17 @@ CASES: list[tuple[str, str, dict[str, object], bool]] = [
     # the README's example
     ("02_single_objective", "readme", {"tasks": '["ja-en"]', "trials": 20}, False),
     (
+        "09_peers",
+        "cached-subset",
+        {
+            "tasks": '["zh-en", "ru-en", "ja-en", "en-ja", "so-en"]',
+            "trials": 5,
+            "costly_trials": 2,
+            "ecdf_task": "so-en",
+        },
+        False,
+    ),
+    (
         "02_single_objective",
         "new-runs",
         {

@@ -21,6 +21,7 @@ WITH_EXERCISES = (
     "06_search_space_scoring",
     "07_multifidelity",
     "08_own_optimizer",
+    "09_peers",
 )
 
 
@@ -53,6 +54,7 @@ COURSE_CHAPTERS = (
     "06_search_space_scoring",
     "07_multifidelity",
     "08_own_optimizer",
+    "09_peers",
 )
 
 

@@ -35,6 +35,12 @@ def test_results_directory_is_compact():
 def test_cached_trials_recompute_identically(exp, spec, path):
     import pandas as pd
 
+    from nmthpo.errors import InputError
+
+    try:  # another library's method (Chapter 9's runs) recomputes only with its library
+        spec.check_available()
+    except InputError as exc:
+        pytest.skip(str(exc).split(";")[0])
     frame = pd.read_parquet(path)
     col = spec.trial_column
     trials = sorted(frame[col].unique())

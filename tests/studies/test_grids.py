@@ -205,6 +205,18 @@ def test_chapter7_defaults_are_the_grid() -> None:
     assert grids.FOLDERS["multifidelity"] == "multifidelity"
 
 
+def test_chapter9_defaults_are_the_grids() -> None:
+    d = _defaults("09_peers")
+    ranked, costly = grids.RUN_GRIDS["peers"], grids.RUN_GRIDS["peers_costly"]
+    assert d["tasks"] == list(ranked.tasks) == list(costly.tasks)
+    assert d["trials"] == ranked.trials == grids.RUN_GRIDS["peers_startup"].trials
+    assert d["costly_trials"] == costly.trials
+    nb = json.loads((ROOT / "notebooks" / "09_peers.ipynb").read_text())
+    smoke = nb["metadata"]["nmthpo"]["smoke"]
+    assert set(smoke) <= set(d) and smoke["trials"] < d["trials"]
+    assert grids.FOLDERS["peers"] == "peers" and "peers" in grids.OPTIONAL_EXPERIMENTS
+
+
 # -- where runs are cached --------------------------------------------------------------------
 def test_runs_outside_the_book_go_to_the_user_cache(monkeypatch, tmp_path) -> None:
     book, user = tmp_path / "book", tmp_path / "user"

@@ -128,3 +128,22 @@ def test_a_run_without_seconds_is_refused(runs):
     r = runs[0]
     with pytest.raises(ValueError, match="records no seconds"):
         peers.cost_frame([RunResult(r.spec, r.frame.drop(columns="seconds"), "x")])
+
+
+def test_paired_effect_of_one_planned_comparison(runs):
+    reg = peers.regret_frame(runs, budgets=(10, 30))
+    eff = peers.paired_effect(reg, "bo-ei-m", "rs", budgets=(10, 30))
+    assert list(eff["budget"]) == [10, 30] and set(eff["pairs"]) == {len(TASKS) * 4}
+    at30 = reg[reg["budget"] == 30].pivot_table(
+        index=["task", "trial"], columns="method", values="regret"
+    )
+    assert eff["difference"].iloc[1] == pytest.approx((at30["bo-ei-m"] - at30["rs"]).mean())
+    assert (eff["ci_low"] <= eff["difference"]).all() and (
+        eff["difference"] <= eff["ci_high"]
+    ).all()
+    assert (eff["p (Holm)"] >= eff["p"]).all()
+    assert set(eff["verdict"]) <= {"bo-ei-m lower", "rs lower", "no difference"}
+    same = peers.paired_effect(reg, "rs", "rs", budgets=(10,))
+    assert same["verdict"].iloc[0] == "no difference" and same["p"].iloc[0] == 1.0
+    with pytest.raises(ValueError, match="no runs"):
+        peers.paired_effect(reg, "bo-ei-m", "nope", budgets=(10,))
