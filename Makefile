@@ -7,7 +7,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: book test setup data lint unit notebooks html browser execute results bench openbox-crosscheck clean lock peers
+.PHONY: book test setup data lint unit notebooks html browser execute results bench openbox-crosscheck clean lock peers portability
 
 setup: $(STAMP)
 
@@ -73,6 +73,11 @@ bench: $(STAMP) data
 		cat results/benchmarks/$$b.txt.tmp; \
 		mv results/benchmarks/$$b.txt.tmp results/benchmarks/$$b.txt; \
 	done
+
+# Same rows under every BLAS kernel this CPU runs? By hand only: never in make test or CI
+# (tools/portability.py; report in results/benchmarks/portability.txt).
+portability: $(STAMP) data
+	$(PY) tools/portability.py
 
 clean:
 	rm -rf book/_build
