@@ -213,11 +213,16 @@ def rankings(
     runs: Sequence[RunResult], metrics: Sequence[str] | None = None, seed: int = 0
 ) -> dict[str, TaskRanking]:
     """:func:`nmthpo.engine.compare.compare_tasks` of ``runs`` for each metric (default
-    ``regret@B`` for each of :data:`BUDGETS`, then ``ftb``), every pair tested, without other
+    ``regret@B`` for each of :data:`BUDGETS`, then Chapter 2's ``ftb``, ``ftc`` and ``fb``),
+    every pair tested, without other
     baselines than the runs themselves."""
     from nmthpo.engine.compare import compare_tasks
 
-    wanted = [f"regret@{b}" for b in BUDGETS] + ["ftb"] if metrics is None else list(metrics)
+    wanted = (
+        [f"regret@{b}" for b in BUDGETS] + ["ftb", "ftc", "fb"]
+        if metrics is None
+        else list(metrics)
+    )
     return {m: compare_tasks(runs, baselines=[], metric=m, pairs="all", seed=seed) for m in wanted}
 
 
