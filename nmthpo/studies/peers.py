@@ -233,14 +233,25 @@ def _pooled_test(ranking: TaskRanking, a: str, b: str) -> dict[str, Any] | None:
     return None
 
 
+def _pooled_values(rk: TaskRanking, method: str) -> np.ndarray:
+    """``method``'s metric over the pooled (task, trial) pairs of ``rk``, task by task."""
+    return np.concatenate(
+        [c.values[method][c.metric].to_numpy(dtype=float) for c in rk.comparisons.values()]
+    )
+
+
 def leader_table(
-    ranked: Mapping[str, TaskRanking], book: Sequence[str] = BOOK_METHODS
+    ranked: Mapping[str, TaskRanking], book: Sequence[str] = BOOK_METHODS, seed: int = 0
 ) -> pd.DataFrame:
     """For each metric of ``ranked``: the best-ranked method of the book and of the libraries,
-    their average ranks, and the verdict of the pooled paired test between them (Wilcoxon's
-    signed-rank test over the (task, trial) pairs, Holm over every pair: ``leads``,
-    ``behind``, ``no difference``; ``not testable`` when the pooled design cannot reach the
-    level)."""
+    their average ranks, the mean paired difference (book's minus library's, in the metric's
+    units) over the pooled (task, trial) pairs with its 95 % paired bootstrap interval, and the
+    verdict: ``leads`` / ``behind`` when the pooled Wilcoxon signed-rank test (Holm over every
+    pair of methods) is below 0.05 *and* the interval excludes 0 on the same side, else ``no
+    difference``; ``not testable`` when the pooled design cannot reach the level."""
+    from nmthpo.engine.metric_names import HIGHER_IS_BETTER
+    from nmthpo.engine.stats import INTERVAL_COLUMNS, paired_difference
+
     rows = []
     for metric, rk in ranked.items():
         ranks = rk.ranks
@@ -248,14 +259,16 @@ def leader_table(
         theirs = [m for m in ranks.index if m not in book]
         a, b = ours[0], theirs[0]
         test = _pooled_test(rk, a, b)
+        diff, lo, hi = paired_difference(_pooled_values(rk, a), _pooled_values(rk, b), seed=seed)
+        sign = 1.0 if metric in HIGHER_IS_BETTER else -1.0  # > 0: the book's method is better
         design = rk.pooled_design
         if design is not None and not design.can_reach:
             verdict = "not testable"
         elif test is None:
             verdict = "not tested"
-        elif test["better"] == a:
+        elif test["better"] == a and min(sign * lo, sign * hi) > 0:
             verdict = "leads"
-        elif test["better"] == b:
+        elif test["better"] == b and max(sign * lo, sign * hi) < 0:
             verdict = "behind"
         else:
             verdict = "no difference"
@@ -268,6 +281,9 @@ def leader_table(
                 "its rank": float(ranks[b]),
                 "first overall": str(ranks.index[0]),
                 "critical difference": rk.cd,
+                "difference": diff,
+                INTERVAL_COLUMNS[0]: lo,
+                INTERVAL_COLUMNS[1]: hi,
                 "p (Holm)": np.nan if test is None else test["p_holm"],
                 "verdict": verdict,
             }

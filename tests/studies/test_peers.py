@@ -92,6 +92,13 @@ def test_rankings_and_the_leader_verdicts(runs):
     table = peers.leader_table(ranked, book=("rs", "bo-ei-m"))
     assert list(table["metric"]) == ["regret@10", "ftb"]
     assert set(table["best library method"]) == {"gb-eif-m"}  # the only non-book method here
+    from nmthpo.engine.stats import INTERVAL_COLUMNS
+
+    lo, hi = (table[c] for c in INTERVAL_COLUMNS)
+    assert ((lo <= table["difference"]) & (table["difference"] <= hi)).all()
+    # a verdict that leads or trails has its interval on that side of 0
+    sided = table["verdict"].isin(["leads", "behind"])
+    assert ((lo[sided] > 0) | (hi[sided] < 0)).all()
     assert set(table["verdict"]) <= {
         "leads",
         "behind",
