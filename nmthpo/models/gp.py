@@ -600,6 +600,21 @@ class GaussianProcess:
         g[d + 1] = 0.5 * noise * (aa - tr_kinv)
         return nll, -g
 
+    def _objective(
+        self,
+        theta: np.ndarray,
+        X: np.ndarray,
+        ys: np.ndarray,
+        grad: bool = True,
+        parts: np.ndarray | None = None,
+    ) -> tuple[float, np.ndarray]:
+        """What a fit minimises: :meth:`_nll`, minus :func:`log_prior` for a MAP fit."""
+        f, g = self._nll(theta, X, ys, grad, parts)
+        if self.prior == "none":
+            return f, g
+        lp, dlp = log_prior(theta, X.shape[1], self.prior)
+        return f - lp, (g - dlp if grad else g)
+
     def log_marginal_likelihood(
         self, theta: np.ndarray | None = None, eval_gradient: bool = False
     ) -> float | tuple[float, np.ndarray]:
@@ -709,9 +724,7 @@ class GaussianProcess:
             values = np.empty(len(pool))
             for i, cand in enumerate(pool):
                 try:
-                    values[i] = self._nll(cand, X, ys, grad=False, parts=parts)[0]
-                    if self.prior != "none":
-                        values[i] -= log_prior(cand, d, self.prior)[0]
+                    values[i] = self._objective(cand, X, ys, grad=False, parts=parts)[0]
                 except LinAlgError:
                     values[i] = np.inf
                 self.n_evaluations += 1
@@ -722,12 +735,9 @@ class GaussianProcess:
             th[free] = z
             self.n_evaluations += 1
             try:
-                f, g = self._nll(th, X, ys, parts=parts)
+                f, g = self._objective(th, X, ys, parts=parts)
             except LinAlgError:
                 return 1e25, np.zeros(z.size)
-            if self.prior != "none":
-                lp, dlp = log_prior(th, d, self.prior)
-                f, g = f - lp, g - dlp
             return f, g[free]
 
         best_f, best_th = np.inf, theta0
