@@ -377,13 +377,17 @@ def _check_checksums(path: Path, fix: str) -> None:
 _MORE_FILES = ("trajectories.parquet", "target_weights.csv")
 
 
+def _spec_fields(spec: Mapping[str, Any]) -> dict[str, Any]:
+    """A run directory's ``spec.json`` without the display name (``name``: not a spec field)."""
+    return {k: v for k, v in spec.items() if k != "name"}
+
+
 def load_run_spec(path: str | Path) -> RunSpec:
     """The spec of a directory written by ``nmthpo run``, without reading its results
     (checked by :func:`check_run_dir`)."""
     from nmthpo.engine.runner import RunSpec
 
-    fields = {k: v for k, v in check_run_dir(path).spec.items() if k != "name"}
-    return RunSpec(**fields)
+    return RunSpec(**_spec_fields(check_run_dir(path).spec))
 
 
 def _frame_problem(frame: pd.DataFrame, sequences: Sequence[Sequence[int]]) -> str | None:
@@ -413,8 +417,7 @@ def load_run_dir(path: str | Path) -> RunResult:
     from nmthpo.engine.runner import RunResult, RunSpec
 
     rd = check_run_dir(path)
-    name = rd.spec.get("name")
-    spec = RunSpec(**{k: v for k, v in rd.spec.items() if k != "name"})
+    spec = RunSpec(**_spec_fields(rd.spec))
     fix = _rerun(rd.path)
     n = load_table(spec.task).n_rows
     for t, seq in enumerate(rd.sequences):
@@ -441,7 +444,7 @@ def load_run_dir(path: str | Path) -> RunResult:
     if problem is not None:
         raise InputValueError(f"{pq}: damaged or altered: {problem}; {fix}")
     _check_checksums(rd.path, fix)  # last: the checks above say more about what is wrong
-    return RunResult(spec, frame, name)
+    return RunResult(spec, frame, rd.spec.get("name"))
 
 
 def method_names(runs: Sequence[RunResult]) -> list[str]:

@@ -419,9 +419,11 @@ class RunSpec:
         """A stable hash of :meth:`payload` and :data:`CACHE_VERSION`."""
         return key({**self.payload(), "version": CACHE_VERSION})
 
-    def to_json(self) -> str:
-        """The spec as JSON (stored beside each cached run)."""
-        return json.dumps(self.payload(), indent=2, sort_keys=True, default=str)
+    def to_json(self, name: str | None = None) -> str:
+        """The spec as JSON (stored beside each cached run); with ``name``, also the run's
+        display name (``nmthpo run --name``: in a run directory's ``spec.json``, not the key)."""
+        side = self.payload() | ({"name": name} if name else {})
+        return json.dumps(side, indent=2, sort_keys=True, default=str)
 
     @classmethod
     def from_json(cls, text: str) -> RunSpec:
@@ -822,8 +824,7 @@ class RunResult:
             else:
                 _write_parquet(self.frame, out / "results.parquet")
             write_output_checksums(out, ("sequences.ss", *files))
-            side = self.spec.payload() | ({"name": self.name} if self.name else {})
-            write_text(out / "spec.json", json.dumps(side, indent=2, sort_keys=True, default=str))
+            write_text(out / "spec.json", self.spec.to_json(name=self.name))
 
 
 #: The checksums of a run's output files (``<sha256>  <name>`` lines, as ``sha256sum``
