@@ -51,10 +51,11 @@ TASKS: tuple[str, ...] = ("ja-en", "ru-en", "en-ja", "sw-en")
 _CHILD = """
 import hashlib, json, sys
 import nmthpo
+from nmthpo.optimizers.registry import resolve
 methods, tasks, trials, budget = json.loads(sys.argv[1])
 out = {}
 for m in methods:
-    objective = "pareto" if m in ("bo-m", "bo-r", "gb-m", "gb-r") else "bleu"
+    objective = resolve(m).objectives[0]  # bo-m, gb-m: pareto; the others: bleu
     for t in tasks:
         r = nmthpo.run(m, t, trials=trials, seed=0, budget=budget, stop="none",
                        objective=objective, progress=False)
