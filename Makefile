@@ -58,13 +58,14 @@ book: setup data execute html
 # Recompute every cached experiment in results/ (long; see README): the grids of
 # nmthpo/studies/grids.py. The only target that writes results/ (NMTHPO_WRITE_RESULTS=1).
 # ONLY=single,pareto picks experiments; ONLY=peers (Chapter 9, needs `make peers`) is computed
-# only when named.
+# only when named. SCHEDULER=tcp://HOST:8786 sends the trials to a running Dask cluster.
 results: $(STAMP) data
-	NMTHPO_WRITE_RESULTS=1 $(PY) tools/make_results.py $(if $(ONLY),--only $(ONLY))
+	NMTHPO_WRITE_RESULTS=1 $(PY) tools/make_results.py $(if $(ONLY),--only $(ONLY)) \
+		$(if $(SCHEDULER),--scheduler $(SCHEDULER))
 
 # Speed benchmarks; their printed figures are kept in results/benchmarks/ for the book.
 BENCHES := bench_speed bench_gp bench_graph bench_ehvi bench_scoring bench_optuna bench_multifidelity \
-	bench_refusals
+	bench_refusals bench_cost bench_dask
 bench: $(STAMP) data
 	@mkdir -p results/benchmarks
 	@for b in $(BENCHES); do \

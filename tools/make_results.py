@@ -104,10 +104,17 @@ def multifidelity(trials: int, jobs: int) -> None:
 
 def peers(trials: int, jobs: int) -> None:
     """Chapter 9: today's HPO libraries beside the book's methods (grids ``peers``,
-    ``peers_startup``, ``peers_costly``; about 40 min with ``--jobs 2``). Needs the ``peers``
+    ``peers_startup``, ``peers_costly``, and the multi-fidelity peers on the learning curves;
+    about 80 min with ``--jobs 2``). Needs the ``peers``
     extra (``make peers``): without it the first library method is refused in one line."""
+    from nmthpo.studies.grids import MULTIFIDELITY_PEERS
+    from nmthpo.studies.multifidelity.study import peer_frame
+
     for name in ("peers", "peers_startup", "peers_costly"):
         run_grid(name, trials, jobs)
+    t0 = time.perf_counter()
+    peer_frame(jobs=jobs, trials=trials, methods=MULTIFIDELITY_PEERS["methods"])
+    print(f"[peers] multi-fidelity peers: {time.perf_counter() - t0:7.1f} s", flush=True)
 
 
 def claims(trials: int, jobs: int) -> None:
@@ -163,12 +170,28 @@ def main() -> None:
     )
     p.add_argument("--trials", type=int, default=100)
     p.add_argument("--jobs", type=int, default=2)
+    p.add_argument(
+        "--scheduler",
+        default=None,
+        help="address of a running Dask scheduler (tcp://HOST:8786): the runner's trials go to "
+        "that cluster instead of --jobs local processes (the rows are the same; Chapter 5's GA "
+        "tables and Chapter 6's scores keep their local processes)",
+    )
     args = p.parse_args()
     names = [n.strip() for n in args.only.split(",") if n.strip()]
     valid = EXPERIMENTS + OPTIONAL_EXPERIMENTS
     unknown = [n for n in names if n not in valid]
     if unknown:
         p.error(f"unknown experiment(s) {unknown}; valid: {', '.join(valid)}")
+    if args.scheduler:
+        from nmthpo.engine.runner import SCHEDULER_ENV, check_scheduler_address
+        from nmthpo.errors import InputError
+
+        try:
+            check_scheduler_address(args.scheduler)
+        except InputError as exc:
+            p.error(str(exc))
+        os.environ[SCHEDULER_ENV] = args.scheduler  # the one runner reads it (run_specs)
     os.environ[WRITE_RESULTS_ENV] = "1"  # this program, and only it, writes results/
     fresh = not any(book_dir(FOLDERS[n]).exists() for n in names if FOLDERS[n])
     walls: dict[str, float] = {}

@@ -60,6 +60,7 @@ from nmthpo.errors import LIMITS, InputValueError, check_int
 from nmthpo.optimizers.base import integer_like, quote_value, user_code, user_code_error
 from nmthpo.optimizers.registry import (
     MethodSpec,
+    check_available,
     check_settings,
     load_class,
     method_name,
@@ -188,6 +189,12 @@ class CurveRunSpec:
         """The run's result object."""
         return CurveRunResult(self, frame)
 
+    def check_available(self) -> None:
+        """Refuse the run before any work if the method's library is missing (DEHB, Syne
+        Tune: :func:`nmthpo.optimizers.registry.check_available`); the runner calls it only
+        for runs with trials to compute, so a cached run reads back without the library."""
+        check_available(self.method_spec(), self.method)
+
     def validate(self) -> CurveRunSpec:
         """Raise an :class:`~nmthpo.errors.InputError` with a clear message for nonsense
         settings (before any work: the same checks for the command line and the API)."""
@@ -198,7 +205,7 @@ class CurveRunSpec:
             raise InputValueError(
                 f"method {self.method!r} does not run on learning curves; "
                 "multi-fidelity methods: rs, sh, hb, asha, bohb, sh-upstream, "
-                "optuna-pruner:<PrunerClass>"
+                "optuna-pruner:<PrunerClass>, dehb, syne-tune:<Scheduler>"
             )
         table = load_curves(self.task)
         check_settings(m, self.settings, self.method, fidelity=True)

@@ -89,6 +89,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import re
 import shutil
 import signal
@@ -159,6 +160,7 @@ __all__ = [
     "RunResult",
     "RunSpec",
     "CHECKSUMS_FILE",
+    "SCHEDULER_ENV",
     "OUTPUT_FILES",
     "all_or_nothing",
     "cached_runs",
@@ -181,6 +183,9 @@ __all__ = [
 
 #: Bump when a change to the runner would change results, to invalidate old caches.
 CACHE_VERSION = 1
+#: The address of a Dask scheduler that :func:`run_specs` uses when given none
+#: (``make results SCHEDULER=...`` sets it).
+SCHEDULER_ENV = "NMTHPO_SCHEDULER"
 #: Messages about the cache (resumed runs, damaged files moved aside); the CLI prints them.
 log = logging.getLogger("nmthpo.runner")
 #: ``N_T`` of a transfer run when no budget is given (Li et al. 2022, Section 5.1).
@@ -1079,8 +1084,15 @@ def run_specs(
     specs are scheduled together, so a whole experiment grid keeps ``jobs`` workers busy.
     Returns one result per spec (``spec.result(frame)``: a :class:`RunResult` for a
     :class:`RunSpec`), in order.
+
+    Without ``scheduler``, the address in the environment variable :data:`SCHEDULER_ENV`
+    (``NMTHPO_SCHEDULER``), if set, is used: ``make results SCHEDULER=tcp://HOST:8786`` sends
+    every experiment's trials to an existing Dask cluster that way (the rows are the same).
     """
     check_run_options(repeats, jobs, cache_dir, progress, name="repeats")
+    if scheduler is None and os.environ.get(SCHEDULER_ENV):
+        scheduler = os.environ[SCHEDULER_ENV]
+        check_scheduler_address(scheduler)  # before any work, as for scheduler=...
     specs = [_prepare(s) for s in specs]
     frames: dict[str, dict[int, pd.DataFrame]] = {s.stem(): {} for s in specs}
     cache = Path(cache_dir) if cache_dir is not None else None

@@ -15,8 +15,9 @@ name, fixed settings and what the method supports):
   ``"module:function"`` called with ``Name`` that returns the :class:`MethodSpec` (e.g.
   ``optuna:TPESampler`` through ``nmthpo.optimizers.adapters.optuna:from_name``; the other
   libraries' adapters ``smac:hpo``, ``hebo``, ``nevergrad:NGOpt``, ``hyperopt:tpe``,
-  ``skopt:gp``); a prefix wins over a module of the same name. Other packages add prefixes
-  through the entry-point group :data:`ENTRY_POINT_GROUP` (``nmthpo.methods``,
+  ``skopt:gp``; on the learning curves ``optuna-pruner:<Pruner>``, ``dehb`` and
+  ``syne-tune:<Scheduler>``); a prefix wins over a module of the same name. Other packages
+  add prefixes through the entry-point group :data:`ENTRY_POINT_GROUP` (``nmthpo.methods``,
   :func:`prefixes`);
 * in Python, a class or a :class:`MethodSpec`.
 
@@ -402,6 +403,8 @@ PREFIXES: dict[str, str] = {
     "nevergrad": "nmthpo.optimizers.adapters.nevergrad:from_name",
     "hyperopt": "nmthpo.optimizers.adapters.hyperopt:from_name",
     "skopt": "nmthpo.optimizers.adapters.skopt:from_name",
+    "dehb": f"{_MF}.dehb:from_name",
+    "syne-tune": f"{_MF}.syne_tune:from_name",
 }
 
 #: The entry-point group through which another package adds adapter prefixes: an entry point
@@ -722,9 +725,9 @@ def check_available(spec: MethodSpec, label: str | None = None) -> None:
     ``check_available(label)`` hook, if it has one (the adapters of other libraries,
     :class:`~nmthpo.optimizers.adapters.library.LibraryOptimizer`). Loading the class imports
     only the adapter's module, not the library."""
-    if spec.fidelity or not spec.module.startswith("nmthpo.optimizers.adapters."):
+    if not spec.module.startswith(("nmthpo.optimizers.adapters.", f"{_MF}.")):
         return  # only the package's adapters have the hook (a user's module is not imported)
-    cls = load_class(spec)
+    cls = load_class(spec, fidelity=spec.fidelity)
     hook = getattr(cls, "check_available", None)
     if hook is not None:
         hook(label or spec.name)

@@ -91,15 +91,16 @@ def _dash(value: object) -> object:
     return DASH if isinstance(value, str) and value.strip() in ("", "-") else value
 
 
-def claims_table(table: pd.DataFrame) -> ReadingTable:
-    """A claims or findings table for reading.
+def claims_table(table: pd.DataFrame, decimals: int | Mapping[str, int] = 2) -> ReadingTable:
+    """A claims or findings table for reading (floats rounded as :func:`readable` rounds them,
+    to ``decimals``).
 
     The cells that say "no value" (``-``, empty or missing) show the dash, and the interval
     columns :data:`~nmthpo.engine.stats.INTERVAL_COLUMNS` become one column ``95% CI`` holding
     ``[low, high]`` (a dash where the interval is undefined), placed where they were. The
     values themselves are the table's, unchanged.
     """
-    out = readable(table).frame
+    out = readable(table, decimals).frame
     low, high = INTERVAL_COLUMNS
     if low in out.columns and high in out.columns:
         pos = list(out.columns).index(low)

@@ -76,6 +76,7 @@ __all__ = [
     "FOLDERS",
     "GA_TABLES",
     "MULTIFIDELITY",
+    "MULTIFIDELITY_PEERS",
     "N_SOURCE",
     "RUN_GRIDS",
     "SCORING",
@@ -424,6 +425,17 @@ MULTIFIDELITY: Mapping[str, Any] = {
     "budget_curves": 30,
     "bleu_tolerance": 0.5,
     "ppl_tolerance": 0.02,
+}
+
+#: Chapter 9's multi-fidelity peers: other libraries' schedulers on Chapter 7's fine-tuned
+#: learning-curve tasks, with Chapter 7's budget, trials and tolerances
+#: (:data:`MULTIFIDELITY`); cached in ``results/peers`` (they need the peers extra). The
+#: book's methods are read from Chapter 7's runs.
+MULTIFIDELITY_PEERS: Mapping[str, Any] = {
+    "methods": ("dehb", "syne-tune:ASHA", "syne-tune:BOHB"),
+    "book_methods": ("rs", "sh", "hb", "asha", "bohb", "optuna-pruner:HyperbandPruner"),
+    "tasks": LC_FINETUNE_TASKS,
+    "folder": "peers",
 }
 
 #: Every cache folder of ``results/`` an experiment writes: experiment -> folder.

@@ -152,6 +152,7 @@ PUBLISHED: dict[str, dict[str, Any]] = {
         "trials": 20,
         "costly_trials": 3,
         "ecdf_task": "sw-en",
+        "lc_trials": 100,
     },
     "97_claims": {
         "recompute": False,

@@ -56,6 +56,7 @@ CASES: list[tuple[str, str, dict[str, object], bool]] = [
             "trials": 5,
             "costly_trials": 2,
             "ecdf_task": "so-en",
+            "lc_trials": 10,
         },
         False,
     ),

@@ -14,6 +14,13 @@ RESULTS = ROOT / "results"
 #: Least share of teacher-forced steps at which a GP-based method must propose the cached
 #: row (its runs agree 0.60-1.00 across CPU models; another algorithm agrees at chance level).
 REPLAY_FLOOR = 0.5
+#: Trials pooled when the one sampled trial falls below the floor. One trial of a method whose
+#: choices hinge on ranks of near-equal predictions can diverge early on another CPU model:
+#: measured on an AVX2 AMD EPYC against the AVX-512 machine that wrote ``results/transfer``,
+#: 6 of 148 sampled transfer trials (all RGPE or SGPR) agreed below 0.5 (lowest 0.13), while
+#: other algorithms replayed those trials at 0.00-0.19; pooled over five more trials of the
+#: same runs the code agreed 0.69-0.92.
+POOLED_TRIALS = 5
 
 RUNS = [
     (d.name, spec, pq)
@@ -64,6 +71,13 @@ def test_cached_trials_recompute_identically(exp, spec, path):
             init = initial_rows(load_table(spec.task).n_rows, n, spec.seed, int(t))
             np.testing.assert_array_equal(rows[:n], init, err_msg=f"initial rows, trial {t}")
             agree, steps = replay_trial(spec, rows, int(t))
+            if steps and agree / steps < REPLAY_FLOOR:  # pool more trials (POOLED_TRIALS)
+                more = np.random.default_rng([zlib.crc32(path.name.encode()), 1]).choice(
+                    trials, size=min(len(trials), POOLED_TRIALS), replace=False
+                )
+                for u in more:
+                    a, s = replay_trial(spec, frame[frame[col] == u]["row"].to_numpy(), int(u))
+                    agree, steps = agree + a, steps + s
             assert steps == 0 or agree / steps >= REPLAY_FLOOR, (
                 f"trial {t}: the code proposes the cached row at only {agree} of {steps} steps"
             )

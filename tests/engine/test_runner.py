@@ -61,6 +61,36 @@ def test_bit_identical_on_dask_local_cluster():
     pd.testing.assert_frame_equal(one.frame, dask.frame)
 
 
+@pytest.mark.slow
+def test_the_scheduler_environment_variable_sends_trials_to_dask(monkeypatch):
+    from distributed import LocalCluster
+
+    one = run("rs", "ru-en", trials=4, seed=7, progress=False)
+    with LocalCluster(n_workers=1, threads_per_worker=1, dashboard_address=None) as cluster:
+        monkeypatch.setenv(experiment.SCHEDULER_ENV, cluster.scheduler_address)
+        seen = []
+        real = experiment._execute
+        monkeypatch.setattr(
+            experiment,
+            "_execute",
+            lambda sp, todo, j, sch: seen.append(sch) or real(sp, todo, j, sch),
+        )
+        dask = run("rs", "ru-en", trials=4, seed=7, progress=False)
+    assert seen == [cluster.scheduler_address]
+    pd.testing.assert_frame_equal(one.frame, dask.frame)
+
+
+def test_a_dead_scheduler_in_the_environment_is_refused_before_any_work(monkeypatch):
+    from nmthpo.errors import InputError
+
+    monkeypatch.setenv(experiment.SCHEDULER_ENV, "tcp://127.0.0.1:9")  # discard port: closed
+    calls = []
+    monkeypatch.setattr(experiment, "_execute", lambda *a: calls.append(a) or iter(()))
+    with pytest.raises(InputError, match="127.0.0.1:9"):
+        run("rs", "ru-en", trials=2, seed=7, progress=False)
+    assert calls == []
+
+
 def test_cache_resume_and_extension(tmp_path, monkeypatch):
     first = run("rs", "en-ja", trials=5, seed=2, cache_dir=tmp_path, progress=False)
     files = list(tmp_path.glob("*.parquet"))

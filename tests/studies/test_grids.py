@@ -211,6 +211,7 @@ def test_chapter9_defaults_are_the_grids() -> None:
     assert d["tasks"] == list(ranked.tasks) == list(costly.tasks)
     assert d["trials"] == ranked.trials == grids.RUN_GRIDS["peers_startup"].trials
     assert d["costly_trials"] == costly.trials
+    assert d["lc_trials"] == grids.MULTIFIDELITY["trials"]
     nb = json.loads((ROOT / "notebooks" / "09_peers.ipynb").read_text())
     smoke = nb["metadata"]["nmthpo"]["smoke"]
     assert set(smoke) <= set(d) and smoke["trials"] < d["trials"]

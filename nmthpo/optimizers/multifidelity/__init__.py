@@ -12,6 +12,8 @@ name                       method
 ``asha``                   asynchronous successive halving, simulated workers (:mod:`.asha`)
 ``bohb``                   Hyperband with TPE's choice of configurations (:mod:`.bohb`)
 ``optuna-pruner:<Class>``  Optuna's pruners (:mod:`.optuna_pruner`)
+``dehb``                   DEHB, differential evolution in Hyperband's brackets (:mod:`.dehb`)
+``syne-tune:<Scheduler>``  Syne Tune's ASHA and BOHB schedulers (:mod:`.syne_tune`)
 =========================  ================================================================
 """
 

@@ -33,7 +33,7 @@ from nmthpo.engine.fidelity_metrics import best_reached, survival, trial_metrics
 from nmthpo.engine.stats import bootstrap_mean, paired_difference
 from nmthpo.optimizers.multifidelity.base import rung_levels
 from nmthpo.optimizers.multifidelity.halving import upstream_schedule
-from nmthpo.studies.grids import MULTIFIDELITY, run_cache_dir, user_dir
+from nmthpo.studies.grids import MULTIFIDELITY, MULTIFIDELITY_PEERS, run_cache_dir, user_dir
 
 __all__ = [
     "FOLDER",
@@ -43,6 +43,7 @@ __all__ = [
     "grid_frame",
     "method_label",
     "paired_table",
+    "peer_frame",
     "rank_correlation",
     "run_metrics",
     "sawtooth_table",
@@ -59,6 +60,8 @@ def method_label(method: str) -> str:
     """A short label (``optuna-pruner:HyperbandPruner`` -> ``optuna Hyperband``)."""
     if method.startswith("optuna-pruner:"):
         return "optuna " + method.split(":", 1)[1].removesuffix("Pruner")
+    if method.startswith("syne-tune:"):
+        return "syne-tune " + method.split(":", 1)[1]
     return method
 
 
@@ -97,6 +100,7 @@ def run_metrics(
     settings: Mapping[str, Any] | None = None,
     read_book: bool = True,
     cache: bool = True,
+    folder: str = FOLDER,
 ) -> pd.DataFrame:
     """Per-trial metrics of one (method, task) run, computed from the run's trials.
 
@@ -106,7 +110,8 @@ def run_metrics(
     benchmark) or under ``make results`` (``NMTHPO_WRITE_RESULTS=1``); otherwise the user
     cache (:func:`nmthpo.studies.grids.run_cache_dir`). With ``cache=False`` the run is
     computed in memory and no cache is read or written (an exercise's variants, which take
-    milliseconds and should leave nothing behind).
+    milliseconds and should leave nothing behind). ``folder``: the cache folder (Chapter 9's
+    other libraries are cached in ``peers``).
     """
     table = load_curves(task)
     budget = default_budget(table, budget_curves)
@@ -114,7 +119,7 @@ def run_metrics(
     spec = CurveRunSpec.of(method, task, budget, seed, settings)
     cache_dir = None
     if cache:
-        cache_dir = run_cache_dir(FOLDER, spec, trials) if read_book else user_dir(FOLDER)
+        cache_dir = run_cache_dir(folder, spec, trials) if read_book else user_dir(folder)
     res = run_curves(
         method,
         task,
@@ -146,6 +151,32 @@ def grid_frame(jobs: int = 1, **overrides: Any) -> pd.DataFrame:
     for m, t in _pairs(p):
         tol = tolerance(t, p["bleu_tolerance"], p["ppl_tolerance"])
         frames.append(run_metrics(m, t, p["trials"], p["seed"], p["budget_curves"], tol, jobs))
+    return pd.concat(frames, ignore_index=True)
+
+
+def peer_frame(
+    jobs: int = 1,
+    trials: int | None = None,
+    methods: Sequence[str] | None = None,
+    tasks: Sequence[str] | None = None,
+) -> pd.DataFrame:
+    """Per-trial metrics of Chapter 9's multi-fidelity peers
+    (:data:`~nmthpo.studies.grids.MULTIFIDELITY_PEERS`: other libraries' methods, cached in
+    ``results/peers``) and of the book's methods they are compared with (Chapter 7's runs), on
+    the fine-tuned tasks with Chapter 7's budget, trials and tolerances. ``methods``: a
+    subset (default: both lists); a library method needs the ``peers`` extra unless cached."""
+    p = MULTIFIDELITY
+    n = p["trials"] if trials is None else int(trials)
+    book = tuple(MULTIFIDELITY_PEERS["book_methods"])
+    chosen = tuple(MULTIFIDELITY_PEERS["methods"]) + book if methods is None else tuple(methods)
+    frames = []
+    for t in MULTIFIDELITY_PEERS["tasks"] if tasks is None else tasks:
+        tol = tolerance(t, p["bleu_tolerance"], p["ppl_tolerance"])
+        for m in chosen:
+            folder = FOLDER if m in p["methods"] else MULTIFIDELITY_PEERS["folder"]
+            frames.append(
+                run_metrics(m, t, n, p["seed"], p["budget_curves"], tol, jobs, folder=folder)
+            )
     return pd.concat(frames, ignore_index=True)
 
 

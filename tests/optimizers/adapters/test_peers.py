@@ -5,15 +5,13 @@ rule of ``adapters.library`` and, without its library, is refused in one line na
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
-
 import numpy as np
 import pytest
 
 import nmthpo
 from nmthpo.errors import InputError, InputKeyError
 from nmthpo.optimizers.registry import resolve
+from tests.optimizers.libraries import REFUSAL, hide, installed
 
 #: method -> the module its library is imported as
 PEERS = {
@@ -26,13 +24,9 @@ PEERS = {
 }
 
 
-def _installed(module: str) -> bool:
-    return importlib.util.find_spec(module) is not None
-
-
 @pytest.mark.parametrize("method", [m for m in PEERS if m != "hebo"])
 def test_a_peer_runs_identically_with_one_and_two_workers(method):
-    if not _installed(PEERS[method]):
+    if not installed(PEERS[method]):
         pytest.skip(f"{PEERS[method]} is not installed (the peers extra)")
     a = nmthpo.run(method, "ja-en", trials=2, budget=12, stop="none", progress=False)
     b = nmthpo.run(method, "ja-en", trials=2, budget=12, stop="none", progress=False, jobs=2)
@@ -44,7 +38,7 @@ def test_a_peer_runs_identically_with_one_and_two_workers(method):
 
 @pytest.mark.slow
 def test_hebo_runs_and_keeps_the_process_global_state():
-    if not _installed("hebo"):
+    if not installed("hebo"):
         pytest.skip("HEBO is not installed (the peers extra)")
     import torch
 
@@ -61,23 +55,14 @@ def test_hebo_runs_and_keeps_the_process_global_state():
 
 @pytest.mark.parametrize("method", list(PEERS))
 def test_without_its_library_a_peer_is_refused_before_any_work(method, monkeypatch):
-    real = importlib.import_module
-
-    def missing(name, *args, **kwargs):
-        if name.split(".")[0] == PEERS[method]:
-            raise ModuleNotFoundError(f"No module named {name!r}")
-        return real(name, *args, **kwargs)
-
-    monkeypatch.setattr(importlib, "import_module", missing)
-    with pytest.raises(
-        InputError, match=r"install the peers extra: make peers \(pip install -e '\.\[peers\]'"
-    ):
+    hide(monkeypatch, PEERS[method])
+    with pytest.raises(InputError, match=REFUSAL):
         nmthpo.run(method, "ja-en", trials=1, budget=5, progress=False)
 
 
 @pytest.mark.parametrize("name", ["smac:nope", "skopt:gbrt", "hyperopt:tp", "nevergrad:", "hebo:x"])
 def test_unknown_names_of_an_adapter_are_refused(name):
-    if name.startswith("nevergrad") and not _installed("nevergrad"):
+    if name.startswith("nevergrad") and not installed("nevergrad"):
         pytest.skip("the name check of Nevergrad reads its registry")
     with pytest.raises(InputKeyError):
         resolve(name)
