@@ -11,7 +11,7 @@ here, so this module imports nothing of :mod:`nmthpo.studies`.
 
 from __future__ import annotations
 
-__all__ = ["GRAPH_K_VALUES", "METHODS", "PAPER_METHODS"]
+__all__ = ["AUTHORS_BOMO", "GRAPH_K_VALUES", "METHODS", "PAPER_METHODS"]
 
 #: The seven single-objective methods of the paper, in its order.
 METHODS: tuple[str, ...] = (
@@ -29,3 +29,8 @@ GRAPH_K_VALUES: tuple[int, ...] = (5, 10, 20, 40)
 
 #: The five systems of Section 6.2, in the paper's order.
 PAPER_METHODS: tuple[str, ...] = ("rs", "bo-m", "bo-r", "gb-m", "gb-r")
+
+#: Qualified name of the authors' AutoML-2022 BOMO
+#: (:class:`nmthpo.studies.zhang_duh.multiobjective.AuthorsBOMO`) for the runner: Chapter 3's
+#: arm of that name and its grid ``pareto_authors`` (:data:`nmthpo.studies.grids.RUN_GRIDS`).
+AUTHORS_BOMO: str = "nmthpo.studies.zhang_duh.multiobjective:AuthorsBOMO"

@@ -4,6 +4,7 @@ import pytest
 
 from nmthpo.benchmark.tables import NMTHPO_TASKS, load_table
 from nmthpo.engine.metrics import hypervolume, hypervolume_curve, reference_point
+from nmthpo.studies import grids
 from nmthpo.studies.zhang_duh import multiobjective as mo
 
 
@@ -170,7 +171,12 @@ def test_authors_bomo_through_the_runner():
 
 def test_arms_are_known():
     assert {"RS", "BO-M (ours)", "GB-M (ours)"} <= set(mo.ARMS)
-    assert mo.ARMS["authors' BOMO (AutoML 2022 kit)"].options == {"encoding": "raw"}
+    arm = mo.ARMS["authors' BOMO (AutoML 2022 kit)"]
+    assert grids.RUN_GRIDS[arm.experiment].options["encoding"] == "raw"
+    # every arm is read through a grid that holds its method and settings
+    for a in mo.ARMS.values():
+        g = grids.RUN_GRIDS[a.experiment]
+        assert a.method in g.methods and dict(a.settings) in [dict(v) for v in g.variants]
     with pytest.raises(KeyError, match="unknown arms"):
         mo.arm_metrics(["nope"], ["zh-en"], trials=1)
 
