@@ -2,6 +2,7 @@
 
     python tools/portability.py                   # the sample below, every supported core type
     python tools/portability.py --trials 2 --methods bo-ei-m,gb-ei-m --tasks ja-en
+    python tools/portability.py --tables          # the book's GP runs of Tables 3 and 4, here
 
 Run by hand (``make portability``), never inside ``make test`` or CI: on some machines
 ``OPENBLAS_*`` variables are set to keep OpenBLAS working, and tests must not change them.
@@ -15,6 +16,15 @@ prints the SHA-256 of each trial's row sequence; a trial *diverges* when its has
 core type differs from the default's. The report (a table, and the hashes as JSON) goes to
 ``results/benchmarks/portability.txt`` and ``portability.json``: per method, the trials that
 diverge and the divergence rate (issue 25's goal: none, or under 1 %).
+
+``--tables`` asks the question a reader on another laptop has: recomputed on this CPU (under
+``--core``, default OpenBLAS's own choice), do the book's GP runs of Table 3 (``bo-ei-m``,
+``bo-ei-r``: grid ``single``) and Table 4 (``bo-m``, ``bo-r``: grid ``pareto``) choose the same
+rows, and where they do not, does the table's cell move beyond its interval? Every trial is
+paired with the book's trial of the same seed (the same initial rows); the per-trial metric
+(ftb, fta) of both goes to ``results/benchmarks/portability_tables.json``, which the speed
+appendix reads (:func:`nmthpo.studies.speed.portability_tables`). The recomputed runs are
+cached in the user cache (``portability/<core>``), so an interrupted check resumes.
 """
 
 from __future__ import annotations
@@ -65,6 +75,26 @@ print(json.dumps(out))
 """
 
 
+#: The book's GP runs the ``--tables`` check recomputes: grid -> (methods, metric).
+TABLE_RUNS: dict[str, tuple[tuple[str, ...], str]] = {
+    "single": (("bo-ei-m", "bo-ei-r"), "ftb"),
+    "pareto": (("bo-m", "bo-r"), "fta"),
+}
+#: The table each grid of :data:`TABLE_RUNS` feeds.
+TABLE_NAMES = {"single": "Table 3", "pareto": "Table 4"}
+
+_TABLES_CHILD = """
+import json, sys
+import nmthpo
+from nmthpo.studies.grids import RUN_GRIDS
+jobs, cache, trials, runs = json.loads(sys.argv[1])
+for grid, method, task in runs:
+    g = RUN_GRIDS[grid]
+    nmthpo.run(method, task, trials=trials, seed=g.seed, jobs=jobs, progress=False,
+               cache_dir=f"{cache}/{g.folder}", **g.options)
+"""
+
+
 def core_types(cpuinfo: str | None = None) -> list[str]:
     """The ``OPENBLAS_CORETYPE`` values this CPU supports (from its flags)."""
     if cpuinfo is None:
@@ -89,14 +119,9 @@ def run_under(
 ) -> dict[str, list[str]]:
     """The trial hashes of the sample in a fresh process with ``OPENBLAS_CORETYPE=core``
     (``None``: the variable removed, OpenBLAS's own choice)."""
-    env = dict(os.environ)
-    env.pop("OPENBLAS_CORETYPE", None)
-    if core is not None:
-        env["OPENBLAS_CORETYPE"] = core
-    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
     proc = subprocess.run(
         [sys.executable, "-c", _CHILD, json.dumps([methods, tasks, trials, budget])],
-        env=env,
+        env=_child_env(core),
         capture_output=True,
         text=True,
         check=False,
@@ -108,14 +133,113 @@ def run_under(
     return dict(json.loads(proc.stdout.strip().splitlines()[-1]))
 
 
+def _child_env(core: str | None) -> dict[str, str]:
+    env = dict(os.environ)
+    env.pop("OPENBLAS_CORETYPE", None)
+    if core is not None:
+        env["OPENBLAS_CORETYPE"] = core
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    return env
+
+
+def tables(core: str | None, trials: int | None, jobs: int, tasks: list[str] | None) -> int:
+    """``--tables``: the book's GP runs of Tables 3 and 4 recomputed here, trial by trial."""
+    import pandas as pd
+
+    import nmthpo
+    from nmthpo.benchmark.tables import load_table
+    from nmthpo.engine.cache import machine_fingerprint, user_cache_dir
+    from nmthpo.engine.metrics import evaluate_sequences
+    from nmthpo.studies.grids import RUN_GRIDS, run_one
+    from nmthpo.studies.speed import PORTABILITY_TABLES_FILE, portability_tables
+    from nmthpo.studies.zhang_duh.multiobjective import pareto_metrics
+
+    name = core or "default"
+    cache = user_cache_dir() / "portability" / name
+    runs = [
+        (grid, m, t)
+        for grid, (methods, _) in TABLE_RUNS.items()
+        for t in (tasks or RUN_GRIDS[grid].tasks)
+        for m in methods
+    ]
+    n = {grid: min(trials or g.trials, g.trials) for grid, g in RUN_GRIDS.items()}
+    t0 = time.perf_counter()
+    for grid in TABLE_RUNS:
+        mine = [r for r in runs if r[0] == grid]
+        proc = subprocess.run(
+            [sys.executable, "-c", _TABLES_CHILD, json.dumps([jobs, str(cache), n[grid], mine])],
+            env=_child_env(core),
+            check=False,
+        )
+        if proc.returncode != 0:
+            raise SystemExit(f"portability --tables: the runs of {grid} under {name} failed")
+    print(f"computed the runs under {name} in {time.perf_counter() - t0:.0f} s", file=sys.stderr)
+    rows = []
+    for grid, method, task in runs:
+        g = RUN_GRIDS[grid]
+        metric = TABLE_RUNS[grid][1]
+        book = run_one(grid, method, task, trials=n[grid])  # the book's cache, read only
+        here = nmthpo.run(
+            method, task, trials=n[grid], seed=g.seed, progress=False,
+            cache_dir=cache / g.folder, **g.options,
+        )  # fmt: skip
+        if grid == "pareto":
+            values = [pareto_metrics(r.frame, task)[metric].to_numpy() for r in (book, here)]
+        else:
+            bleu = load_table(task).bleu
+            values = [
+                evaluate_sequences(r.sequences, bleu)[metric].to_numpy() for r in (book, here)
+            ]
+        for i, (a, b) in enumerate(zip(book.sequences, here.sequences, strict=True)):
+            rows.append(
+                {
+                    "table": TABLE_NAMES[grid], "method": method, "task": task,
+                    "metric": metric, "trial": i, "same_rows": a == b,
+                    "book": float(values[0][i]), "here": float(values[1][i]),
+                }
+            )  # fmt: skip
+    kept = {grid: n[grid] for grid in TABLE_RUNS}
+    payload = {"machine": machine_fingerprint(), "core": name, "trials": kept, "rows": rows}
+    OUT.mkdir(parents=True, exist_ok=True)
+    path = OUT / PORTABILITY_TABLES_FILE
+    tmp = path.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(payload, indent=0) + "\n", encoding="utf-8")
+    tmp.replace(path)
+    frame = portability_tables(path)
+    same = sum(r["same_rows"] for r in rows)
+    text = (
+        f"the book's GP runs of Tables 3 and 4 recomputed on {machine_fingerprint()} "
+        f"(OPENBLAS_CORETYPE {name}): {len(rows) - same} of {len(rows)} trials choose other "
+        f"rows ({(len(rows) - same) / len(rows):.1%})\n\n"
+    )
+    with pd.option_context("display.width", 200, "display.max_rows", 100):
+        text += frame.to_string(index=False) + "\n"
+    (OUT / "portability_tables.txt").write_text(text, encoding="utf-8")
+    print(text)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--methods", default=",".join(METHODS))
-    p.add_argument("--tasks", default=",".join(TASKS))
-    p.add_argument("--trials", type=int, default=4)
+    p.add_argument("--tasks", default=None, help=f"default {','.join(TASKS)} (--tables: all)")
+    p.add_argument("--trials", type=int, default=None, help="default 4 (--tables: the book's)")
     p.add_argument("--budget", type=int, default=40)
+    p.add_argument(
+        "--tables",
+        action="store_true",
+        help="recompute the book's GP runs of Tables 3 and 4 on this CPU and compare them with "
+        "the book's, trial by trial (--trials: at most the book's; --tasks: default all)",
+    )
+    p.add_argument("--core", default=None, help="with --tables: an OPENBLAS_CORETYPE to force")
+    p.add_argument("--jobs", type=int, default=2, help="with --tables: worker processes")
     args = p.parse_args(argv)
     sys.path.insert(0, str(ROOT))
+    if args.tables:
+        tasks = [t for t in args.tasks.split(",") if t] if args.tasks else None
+        return tables(args.core, args.trials, args.jobs, tasks)
+    args.trials = 4 if args.trials is None else args.trials
+    args.tasks = ",".join(TASKS) if args.tasks is None else args.tasks
     from nmthpo.engine.cache import machine_fingerprint
 
     methods = [m for m in args.methods.split(",") if m]
@@ -129,6 +253,20 @@ def main(argv: list[str] | None = None) -> int:
         hashes[name] = run_under(core, methods, tasks, args.trials, args.budget)
         seconds[name] = round(time.perf_counter() - t0, 1)
         print(f"ran the sample under {name} in {seconds[name]} s", file=sys.stderr)
+    from nmthpo.studies.speed import PORTABILITY_SAMPLE_FILE, portability_sample
+
+    payload = {
+        "cores": [c or "default" for c in cores],
+        "seconds": seconds,
+        "hashes": hashes,
+        "trials": args.trials,
+        "budget": args.budget,
+    }
+    OUT.mkdir(parents=True, exist_ok=True)
+    (OUT / PORTABILITY_SAMPLE_FILE).write_text(
+        json.dumps(payload, indent=1, sort_keys=True) + "\n", encoding="utf-8"
+    )
+    sample = portability_sample(OUT / PORTABILITY_SAMPLE_FILE)
     lines = [
         f"portability of the row choices: {len(methods)} methods x {len(tasks)} tasks x "
         f"{args.trials} trials, budget {args.budget}; core types: "
@@ -137,35 +275,12 @@ def main(argv: list[str] | None = None) -> int:
         "",
         f"{'method':<20} {'trials':>6} {'diverge':>8} {'rate':>6}  where",
     ]
-    total = diverged = 0
-    for m in methods:
-        n = bad = 0
-        where = []
-        for t in tasks:
-            key = f"{m} {t}"
-            ref = hashes["default"][key]
-            for i, h in enumerate(ref):
-                n += 1
-                others = [c for c in hashes if hashes[c][key][i] != h]
-                if others:
-                    bad += 1
-                    where.append(f"{t}#{i} ({'/'.join(others)})")
-        total, diverged = total + n, diverged + bad
-        lines.append(f"{m:<20} {n:>6} {bad:>8} {bad / n:>6.1%}  {', '.join(where) or '-'}")
+    for m, r in sample.iterrows():
+        lines.append(f"{m:<20} {r['trials']:>6} {r['diverge']:>8} {r['rate']:>6.1%}  {r['where']}")
+    total, diverged = int(sample["trials"].sum()), int(sample["diverge"].sum())
     lines += ["", f"all: {diverged} of {total} trials diverge ({diverged / total:.1%})"]
-    OUT.mkdir(parents=True, exist_ok=True)
     text = "\n".join(lines) + "\n"
     (OUT / "portability.txt").write_text(text, encoding="utf-8")
-    payload = {
-        "cores": [c or "default" for c in cores],
-        "seconds": seconds,
-        "hashes": hashes,
-        "trials": args.trials,
-        "budget": args.budget,
-    }
-    (OUT / "portability.json").write_text(
-        json.dumps(payload, indent=1, sort_keys=True) + "\n", encoding="utf-8"
-    )
     digest = hashlib.sha256(text.encode()).hexdigest()[:12]
     print(text + f"(report {digest}: results/benchmarks/portability.txt)")
     return 0

@@ -8,13 +8,18 @@ Two stored files are read, never recomputed here:
   baseline in the same run (:func:`speed_targets`);
 * ``results/timings.json``: the wall time of every computed run, per experiment folder
   (written by ``make results``), and under ``"grids"`` the wall time of whole grids computed
-  in one worker pool (:func:`grid_totals`).
+  in one worker pool (:func:`grid_totals`);
+* ``results/benchmarks/portability.json`` and ``portability_tables.json`` (written by hand with
+  ``tools/portability.py``, never in CI): a sample of every method family's trials under each
+  OpenBLAS core type of one CPU (:func:`portability_sample`), and the book's GP runs of Tables 3
+  and 4 recomputed on another CPU, trial by trial (:func:`portability_tables`).
 """
 
 from __future__ import annotations
 
 import io
 import json
+from pathlib import Path
 
 import pandas as pd
 
@@ -22,8 +27,12 @@ __all__ = [
     "GRIDS_KEY",
     "MAKE_RESULTS_KEY",
     "MAKE_RESULTS_TARGET_MIN",
+    "PORTABILITY_SAMPLE_FILE",
+    "PORTABILITY_TABLES_FILE",
     "grid_totals",
     "make_results_time",
+    "portability_sample",
+    "portability_tables",
     "speed_targets",
 ]
 
@@ -38,6 +47,16 @@ MAKE_RESULTS_KEY = "make_results"
 
 #: The target for a whole ``make results`` on a 2-core machine, in minutes.
 MAKE_RESULTS_TARGET_MIN = 45.0
+
+#: ``results/benchmarks/<this>``: the sample's trial hashes under each core type
+#: (``tools/portability.py``): ``{"cores", "seconds", "trials", "budget", "hashes": {core:
+#: {"<method> <task>": [hash of trial 0, ...]}}}``.
+PORTABILITY_SAMPLE_FILE = "portability.json"
+
+#: ``results/benchmarks/<this>``: the book's GP runs recomputed on another CPU
+#: (``tools/portability.py --tables``): ``{"machine", "core", "trials", "rows": [{"table",
+#: "method", "task", "metric", "trial", "same_rows", "book", "here"}, ...]}``.
+PORTABILITY_TABLES_FILE = "portability_tables.json"
 
 
 def speed_targets(name: str = "bench_speed") -> pd.DataFrame:
@@ -139,5 +158,131 @@ def make_results_time() -> pd.DataFrame:
         jobs=int(record["jobs"]),
         from_scratch=bool(record["from_scratch"]),
         target_minutes=MAKE_RESULTS_TARGET_MIN,
+    )
+    return frame
+
+
+def portability_sample(path: Path | None = None) -> pd.DataFrame:
+    """Per method of the stored sample: trials, how many diverge, the rate, and where.
+
+    A trial *diverges* when its row sequence under some core type differs from the one under
+    the default core type (OpenBLAS's own choice).
+
+    Parameters
+    ----------
+    path : Path, optional
+        Default ``results/benchmarks/`` :data:`PORTABILITY_SAMPLE_FILE`.
+
+    Returns
+    -------
+    DataFrame
+        Index ``method`` (sorted by name); columns ``trials``, ``diverge``, ``rate``
+        (a fraction) and ``where`` (``task#trial (core types)``, or ``-``). Empty (with these
+        columns) when nothing is stored; ``attrs`` hold ``cores``, ``trials`` and ``budget``.
+    """
+    from nmthpo.studies.grids import book_file
+
+    cols = ["trials", "diverge", "rate", "where"]
+    path = book_file("benchmarks", PORTABILITY_SAMPLE_FILE) if path is None else Path(path)
+    if not path.exists():
+        return pd.DataFrame(columns=cols).rename_axis("method")
+    data = json.loads(path.read_text(encoding="utf-8"))
+    hashes: dict[str, dict[str, list[str]]] = data["hashes"]
+    trials: dict[str, int] = {}
+    where: dict[str, list[str]] = {}
+    for key, ref in hashes["default"].items():
+        method, task = key.rsplit(" ", 1)
+        trials[method] = trials.get(method, 0) + len(ref)
+        spots = where.setdefault(method, [])
+        for i, h in enumerate(ref):
+            others = [c for c in data["cores"] if hashes[c][key][i] != h]
+            if others:
+                spots.append(f"{task}#{i} ({'/'.join(others)})")
+    rows = [
+        {
+            "method": m,
+            "trials": n,
+            "diverge": len(where[m]),
+            "rate": len(where[m]) / n,
+            "where": ", ".join(where[m]) or "-",
+        }
+        for m, n in trials.items()
+    ]
+    frame = pd.DataFrame(rows, columns=["method", *cols]).set_index("method")
+    frame.attrs.update(cores=list(data["cores"]), trials=data["trials"], budget=data["budget"])
+    return frame
+
+
+def portability_tables(path: Path | None = None) -> pd.DataFrame:
+    """The book's GP runs of Tables 3 and 4 against the same runs on another CPU.
+
+    One row per (table, method, task): how many of the paired trials chose other rows, the
+    book's mean of the table's metric (ftb for Table 3, fta for Table 4) with its 95 %
+    bootstrap interval, the other CPU's mean, their paired difference (other CPU minus book)
+    with its interval, and a verdict: ``identical rows``; ``no difference`` when the paired
+    interval covers 0 (the table's cell does not move beyond what its trials can tell);
+    ``moves`` otherwise. ``in the book's interval``: whether the other CPU's mean lies in the
+    book's 95 % interval (the unpaired question a reader comparing the two tables asks).
+
+    Parameters
+    ----------
+    path : Path, optional
+        The stored comparison; default ``results/benchmarks/`` :data:`PORTABILITY_TABLES_FILE`.
+
+    Returns
+    -------
+    DataFrame
+        Columns ``table, method, task, metric, trials, other rows, book, other CPU, in the
+        book's interval, difference, verdict`` (the numbers formatted as the book prints them);
+        ``attrs`` hold ``machine``, ``core`` and ``trials``. Empty (with these columns) when
+        nothing is stored.
+    """
+    from nmthpo.engine.numbers import fmt, fmt_interval
+    from nmthpo.engine.stats import bootstrap_mean, paired_difference
+    from nmthpo.studies.grids import book_file
+
+    cols = [
+        "table", "method", "task", "metric", "trials", "other rows",
+        "book", "other CPU", "in the book's interval", "difference", "verdict",
+    ]  # fmt: skip
+    path = book_file("benchmarks", PORTABILITY_TABLES_FILE) if path is None else Path(path)
+    if not path.exists():
+        return pd.DataFrame(columns=cols)
+    data = json.loads(path.read_text(encoding="utf-8"))
+    trials = pd.DataFrame(data["rows"])
+    out = []
+    keys = ["table", "method", "task", "metric"]
+    for (table, method, task, metric), g in trials.groupby(keys, sort=False):
+        g = g.sort_values("trial")
+        book, here = g["book"].to_numpy(float), g["here"].to_numpy(float)
+        other = int((~g["same_rows"].astype(bool)).sum())
+        mean, low, high = bootstrap_mean(book)
+        diff, dlow, dhigh = paired_difference(here, book)
+        if other == 0:
+            verdict = "identical rows"
+        elif dlow <= 0.0 <= dhigh:
+            verdict = "no difference"
+        else:
+            verdict = "moves"
+        out.append(
+            {
+                "table": table,
+                "method": method,
+                "task": task,
+                "metric": metric,
+                "trials": len(g),
+                "other rows": other,
+                "book": fmt_interval(mean, low, high, "evaluations"),
+                "other CPU": fmt(float(here.mean()), "evaluations"),
+                "in the book's interval": "yes" if low <= here.mean() <= high else "no",
+                "difference": fmt_interval(diff, dlow, dhigh, "evaluations"),
+                "verdict": verdict,
+            }
+        )
+    frame = pd.DataFrame(out, columns=cols)
+    frame.attrs.update(
+        machine=data.get("machine", "unknown"),
+        core=data.get("core", "default"),
+        trials=dict(data.get("trials", {})),
     )
     return frame

@@ -62,3 +62,70 @@ def test_make_results_time_reads_the_whole_run(tmp_path, monkeypatch):
     }
     # the whole-run record is not an experiment folder of grid_totals
     assert list(speed.grid_totals().index) == ["single"]
+
+
+def _trial(method, task, trial, same, book, here, table="Table 3", metric="ftb"):
+    return {
+        "table": table, "method": method, "task": task, "metric": metric,
+        "trial": trial, "same_rows": same, "book": book, "here": here,
+    }  # fmt: skip
+
+
+def test_portability_tables_verdicts(tmp_path, monkeypatch):
+    import nmthpo.studies.grids as grids
+
+    monkeypatch.setattr(grids, "results_dir", lambda: tmp_path)
+    assert speed.portability_tables().empty
+    (tmp_path / "benchmarks").mkdir()
+    rows = (
+        # the same rows: identical, whatever the values
+        [_trial("bo-ei-m", "ja-en", i, True, 10.0 + i, 10.0 + i) for i in range(20)]
+        # other rows, differences of both signs: the paired interval covers 0
+        + [_trial("bo-ei-r", "ja-en", i, i % 2 == 0, 10.0, 10.0 + (-1) ** i) for i in range(20)]
+        # every trial 5 evaluations slower: the cell moves
+        + [
+            _trial("bo-m", "zh-en", i, False, 50.0 + i, 55.0 + i, "Table 4", "fta")
+            for i in range(20)
+        ]
+    )
+    (tmp_path / "benchmarks" / speed.PORTABILITY_TABLES_FILE).write_text(
+        json.dumps({"machine": "m", "core": "Prescott", "trials": {"single": 20}, "rows": rows})
+    )
+    p = speed.portability_tables().set_index("method")
+    assert p.loc["bo-ei-m", "verdict"] == "identical rows" and p.loc["bo-ei-m", "other rows"] == 0
+    assert p.loc["bo-ei-r", "verdict"] == "no difference" and p.loc["bo-ei-r", "other rows"] == 10
+    assert p.loc["bo-m", "verdict"] == "moves" and p.loc["bo-m", "difference"].startswith("5")
+    assert p.loc["bo-m", "table"] == "Table 4" and p.loc["bo-m", "metric"] == "fta"
+    assert p.loc["bo-ei-m", "in the book's interval"] == "yes"
+    assert p.loc["bo-m", "in the book's interval"] == "no"  # 5 above a mean of 59.5 +- ~2.6
+    assert p.attrs["core"] == "Prescott" and p.attrs["trials"] == {"single": 20}
+
+
+def test_portability_tables_of_the_book_are_stored():
+    # the speed appendix reads them: written by hand (tools/portability.py --tables)
+    p = speed.portability_tables()
+    assert not p.empty and set(p["table"]) == {"Table 3", "Table 4"}
+    assert set(p["verdict"]) <= {"identical rows", "no difference", "moves"}
+
+
+def test_portability_sample_counts_diverging_trials(tmp_path, monkeypatch):
+    import nmthpo.studies.grids as grids
+
+    monkeypatch.setattr(grids, "results_dir", lambda: tmp_path)
+    assert speed.portability_sample().empty
+    (tmp_path / "benchmarks").mkdir()
+    hashes = {
+        "default": {"bo-ei-m ja-en": ["a", "b"], "rs ja-en": ["c", "d"]},
+        "Prescott": {"bo-ei-m ja-en": ["a", "x"], "rs ja-en": ["c", "d"]},
+        "Haswell": {"bo-ei-m ja-en": ["y", "x"], "rs ja-en": ["c", "d"]},
+    }
+    (tmp_path / "benchmarks" / speed.PORTABILITY_SAMPLE_FILE).write_text(
+        json.dumps(
+            {"cores": list(hashes), "hashes": hashes, "trials": 2, "budget": 40, "seconds": {}}
+        )
+    )
+    s = speed.portability_sample()
+    assert s.loc["bo-ei-m", "diverge"] == 2 and s.loc["bo-ei-m", "rate"] == 1.0
+    assert s.loc["bo-ei-m", "where"] == "ja-en#0 (Haswell), ja-en#1 (Prescott/Haswell)"
+    assert s.loc["rs", "diverge"] == 0 and s.loc["rs", "where"] == "-"
+    assert s.attrs == {"cores": list(hashes), "trials": 2, "budget": 40}
