@@ -27,6 +27,7 @@ __all__ = [
     "GRIDS_KEY",
     "MAKE_RESULTS_KEY",
     "MAKE_RESULTS_TARGET_MIN",
+    "benchmark_output",
     "PORTABILITY_SAMPLE_FILE",
     "PORTABILITY_TABLES_FILE",
     "grid_totals",
@@ -84,6 +85,17 @@ def speed_targets(name: str = "bench_speed") -> pd.DataFrame:
     block = lines[lines.index("== targets") + 1 : lines.index("== end")]
     frame = pd.read_csv(io.StringIO("\n".join(block)), keep_default_na=False)
     return frame.set_index("item")[cols]
+
+
+def benchmark_output(name: str) -> str:
+    """The stored output of benchmark ``name`` (``results/benchmarks/<name>.txt``), or a line
+    saying it was not run."""
+    from nmthpo.studies.grids import book_file
+
+    path = book_file("benchmarks", f"{name}.txt")
+    if not path.exists():
+        return f"{name}: not run (make bench writes results/benchmarks/{name}.txt)"
+    return path.read_text(encoding="utf-8").rstrip("\n")
 
 
 def grid_totals() -> pd.DataFrame:

@@ -129,3 +129,40 @@ def test_portability_sample_counts_diverging_trials(tmp_path, monkeypatch):
     assert s.loc["bo-ei-m", "where"] == "ja-en#0 (Haswell), ja-en#1 (Prescott/Haswell)"
     assert s.loc["rs", "diverge"] == 0 and s.loc["rs", "where"] == "-"
     assert s.attrs == {"cores": list(hashes), "trials": 2, "budget": 40}
+
+
+def test_benchmark_output_reads_the_stored_text(tmp_path, monkeypatch):
+    import nmthpo.studies.grids as grids
+
+    monkeypatch.setattr(grids, "results_dir", lambda: tmp_path)
+    assert "not run" in speed.benchmark_output("bench_dask")
+    (tmp_path / "benchmarks").mkdir()
+    (tmp_path / "benchmarks" / "bench_dask.txt").write_text("identical rows: 8 of 8 runs\n\n")
+    assert speed.benchmark_output("bench_dask") == "identical rows: 8 of 8 runs"
+
+
+def test_bench_cost_targets_block_is_read_by_the_appendix(tmp_path, monkeypatch):
+    import importlib.util
+
+    import nmthpo.studies.grids as grids
+    from tests.paths import ROOT
+
+    spec = importlib.util.spec_from_file_location(
+        "bench_cost", ROOT / "benchmarks" / "bench_cost.py"
+    )
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    ms = {"bo-ei-m": [4.0, 30.0], "gb-eif-m": [2.0, 1.0], bench.BASELINE: [5.0, 10.0]}
+    block = bench.targets([10, 700], ms)
+    monkeypatch.setattr(grids, "results_dir", lambda: tmp_path)
+    (tmp_path / "benchmarks").mkdir()
+    (tmp_path / "benchmarks" / "bench_cost.txt").write_text("table\n" + block + "\n")
+    t = speed.speed_targets("bench_cost")
+    assert len(t) == 2  # bo-m was not timed: no row
+    bo, gb = (
+        t.loc[f"{m} / TPE, ms per suggestion (largest ratio over n)"]
+        for m in ms
+        if m != bench.BASELINE
+    )
+    assert bo["ratio"] == 3.0 and bo["met"] == "no" and "> 1 at n = 700" in bo["measured"]
+    assert gb["ratio"] == 0.4 and gb["met"] == "yes" and ">" not in gb["measured"]
