@@ -233,8 +233,9 @@ def portability_tables(path: Path | None = None) -> pd.DataFrame:
     bootstrap interval, the other CPU's mean, their paired difference (other CPU minus book)
     with its interval, and a verdict: ``identical rows``; ``no difference`` when the paired
     interval covers 0 (the table's cell does not move beyond what its trials can tell);
-    ``moves`` otherwise. ``in the book's interval``: whether the other CPU's mean lies in the
-    book's 95 % interval (the unpaired question a reader comparing the two tables asks).
+    ``moves`` otherwise. ``vs the book's CI``: whether the other CPU's mean lies ``inside`` or
+    ``outside`` the book's 95 % interval (the unpaired question a reader comparing the two
+    tables asks).
 
     Parameters
     ----------
@@ -244,8 +245,8 @@ def portability_tables(path: Path | None = None) -> pd.DataFrame:
     Returns
     -------
     DataFrame
-        Columns ``table, method, task, metric, trials, other rows, book, other CPU, in the
-        book's interval, difference, verdict`` (the numbers formatted as the book prints them);
+        Columns ``table, method, task, metric, trials, other rows, book [95% CI], other CPU,
+        vs the book's CI, difference [95% CI], verdict`` (numbers formatted as the book prints);
         ``attrs`` hold ``machine``, ``core`` and ``trials``. Empty (with these columns) when
         nothing is stored.
     """
@@ -255,7 +256,7 @@ def portability_tables(path: Path | None = None) -> pd.DataFrame:
 
     cols = [
         "table", "method", "task", "metric", "trials", "other rows",
-        "book", "other CPU", "in the book's interval", "difference", "verdict",
+        "book [95% CI]", "other CPU", "vs the book's CI", "difference [95% CI]", "verdict",
     ]  # fmt: skip
     path = book_file("benchmarks", PORTABILITY_TABLES_FILE) if path is None else Path(path)
     if not path.exists():
@@ -284,10 +285,10 @@ def portability_tables(path: Path | None = None) -> pd.DataFrame:
                 "metric": metric,
                 "trials": len(g),
                 "other rows": other,
-                "book": fmt_interval(mean, low, high, "evaluations"),
+                "book [95% CI]": fmt_interval(mean, low, high, "evaluations"),
                 "other CPU": fmt(float(here.mean()), "evaluations"),
-                "in the book's interval": "yes" if low <= here.mean() <= high else "no",
-                "difference": fmt_interval(diff, dlow, dhigh, "evaluations"),
+                "vs the book's CI": "inside" if low <= here.mean() <= high else "outside",
+                "difference [95% CI]": fmt_interval(diff, dlow, dhigh, "evaluations"),
                 "verdict": verdict,
             }
         )

@@ -94,10 +94,12 @@ def test_portability_tables_verdicts(tmp_path, monkeypatch):
     p = speed.portability_tables().set_index("method")
     assert p.loc["bo-ei-m", "verdict"] == "identical rows" and p.loc["bo-ei-m", "other rows"] == 0
     assert p.loc["bo-ei-r", "verdict"] == "no difference" and p.loc["bo-ei-r", "other rows"] == 10
-    assert p.loc["bo-m", "verdict"] == "moves" and p.loc["bo-m", "difference"].startswith("5")
+    assert p.loc["bo-m", "verdict"] == "moves" and p.loc["bo-m", "difference [95% CI]"].startswith(
+        "5"
+    )
     assert p.loc["bo-m", "table"] == "Table 4" and p.loc["bo-m", "metric"] == "fta"
-    assert p.loc["bo-ei-m", "in the book's interval"] == "yes"
-    assert p.loc["bo-m", "in the book's interval"] == "no"  # 5 above a mean of 59.5 +- ~2.6
+    assert p.loc["bo-ei-m", "vs the book's CI"] == "inside"
+    assert p.loc["bo-m", "vs the book's CI"] == "outside"  # 5 above a mean of 59.5 +- ~2.6
     assert p.attrs["core"] == "Prescott" and p.attrs["trials"] == {"single": 20}
 
 
