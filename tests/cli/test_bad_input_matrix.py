@@ -48,6 +48,8 @@ HANG_S = 20.0
 HANG_IN_PROCESS_S = 10.0
 #: CPU seconds a refusal may take (child processes, or this process for the API).
 FAST_S = 1.0
+#: Measurements of a refusal's CPU time at most (the least counts; see test_refusal_is_fast).
+TIMING_TRIES = 3
 USER = "userpkg.matrix_faults"
 MINE = "userpkg.mymod:MyOptimizer"
 #: Per sandbox: whether its ``ro`` directory could be made read-only, and a closed port.
@@ -457,11 +459,21 @@ TIMED = [
 
 @pytest.mark.parametrize("cid", TIMED)
 def test_refusal_is_fast(box: Path, cid: str) -> None:
-    """Child CPU time of a refusal (process start-up included) stays under ``FAST_S``."""
+    """Child CPU time of a refusal (process start-up included) stays under ``FAST_S``.
+
+    A measurement over the limit is repeated (up to ``TIMING_TRIES`` in all) and the least CPU
+    time counts: noise from other work on the machine only adds time, so the minimum is the
+    refusal's own cost (on a 2-core machine the heaviest refusals take 0.7-1.0 s, and one
+    measurement in a busy test run can land just over the limit)."""
     case = next(c for c in IN_PROCESS if c.id == cid)
-    code, out, err, wall, cpu = nmthpo_proc([fill(a, box) for a in case.argv], box)
-    assert_clean(code, out, err, case.status, case.needles)
-    assert cpu < FAST_S, f"refusal took {cpu:.2f} s of CPU ({wall:.2f} s wall)"
+    cpus: list[float] = []
+    for _ in range(TIMING_TRIES):
+        code, out, err, wall, cpu = nmthpo_proc([fill(a, box) for a in case.argv], box)
+        assert_clean(code, out, err, case.status, case.needles)
+        cpus.append(cpu)
+        if cpu < FAST_S:
+            break
+    assert min(cpus) < FAST_S, f"refusal took {min(cpus):.2f} s of CPU at least ({cpus})"
 
 
 # -- the Python API -------------------------------------------------------------------------------
