@@ -106,21 +106,28 @@ TARGETS: tuple[str, ...] = ("bo-ei-m", "gb-eif-m", "bo-m")
 def targets(sizes: list[int], ms: dict[str, list[float]]) -> str:
     """The summary block the speed appendix reads (``nmthpo.studies.speed.speed_targets``):
     per nmthpo method, its largest ratio to :data:`BASELINE` over the sizes, target <= 1."""
-    lines = ["", "== targets", "item,target,measured,ratio,met"]
+    from nmthpo.studies.speed import targets_block
+
+    rows = []
     for m in TARGETS:
         if m not in ms or BASELINE not in ms:
             continue
         ratios = [a / b for a, b in zip(ms[m], ms[BASELINE], strict=True)]
         worst = int(np.argmax(ratios))
         over = [str(n) for n, r in zip(sizes, ratios, strict=True) if r > 1]
-        lines.append(
-            f'"{m} / TPE, ms per suggestion (largest ratio over n)",'
-            f'"<= 1","{ms[m][worst]:.1f} / {ms[BASELINE][worst]:.1f} ms at n = {sizes[worst]}'
-            f'{"; > 1 at n = " + ", ".join(over) if over else ""}",{ratios[worst]:.2f},'
-            f"{'yes' if ratios[worst] <= 1 else 'no'}"
+        measured = f"{ms[m][worst]:.1f} / {ms[BASELINE][worst]:.1f} ms at n = {sizes[worst]}"
+        if over:
+            measured += f"; > 1 at n = {', '.join(over)}"
+        rows.append(
+            (
+                f"{m} / TPE, ms per suggestion (largest ratio over n)",
+                "<= 1",
+                measured,
+                ratios[worst],
+                "yes" if ratios[worst] <= 1 else "no",
+            )
         )
-    lines.append("== end")
-    return "\n".join(lines)
+    return targets_block(rows)
 
 
 def main() -> None:

@@ -395,11 +395,9 @@ def main() -> None:
         )
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    print("\n== targets")
-    print("item,target,measured,ratio,met")
-    for item, target, what, ratio, met in rows:
-        print(f'"{item}","{target}","{what}",{ratio:.2f},{met}')
-    print("== end")
+    from nmthpo.studies.speed import targets_block
+
+    print(targets_block(rows))
 
 
 if __name__ == "__main__":

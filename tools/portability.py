@@ -147,12 +147,11 @@ def tables(core: str | None, trials: int | None, jobs: int, tasks: list[str] | N
     import pandas as pd
 
     import nmthpo
-    from nmthpo.benchmark.tables import load_table
     from nmthpo.engine.cache import machine_fingerprint, user_cache_dir
-    from nmthpo.engine.metrics import evaluate_sequences
     from nmthpo.studies.grids import RUN_GRIDS, run_one
     from nmthpo.studies.speed import PORTABILITY_TABLES_FILE, portability_tables
     from nmthpo.studies.zhang_duh.multiobjective import pareto_metrics
+    from nmthpo.studies.zhang_duh.single_objective import per_trial_metrics
 
     name = core or "default"
     cache = user_cache_dir() / "portability" / name
@@ -162,7 +161,7 @@ def tables(core: str | None, trials: int | None, jobs: int, tasks: list[str] | N
         for t in (tasks or RUN_GRIDS[grid].tasks)
         for m in methods
     ]
-    n = {grid: min(trials or g.trials, g.trials) for grid, g in RUN_GRIDS.items()}
+    n = {grid: min(trials or RUN_GRIDS[grid].trials, RUN_GRIDS[grid].trials) for grid in TABLE_RUNS}
     t0 = time.perf_counter()
     for grid in TABLE_RUNS:
         mine = [r for r in runs if r[0] == grid]
@@ -183,12 +182,13 @@ def tables(core: str | None, trials: int | None, jobs: int, tasks: list[str] | N
             method, task, trials=n[grid], seed=g.seed, progress=False,
             cache_dir=cache / g.folder, **g.options,
         )  # fmt: skip
-        if grid == "pareto":
+        if grid == "pareto":  # Table 4's metrics, as Chapter 3 computes them
             values = [pareto_metrics(r.frame, task)[metric].to_numpy() for r in (book, here)]
-        else:
-            bleu = load_table(task).bleu
+        else:  # Table 3's, as Chapter 2 computes them
+            m = per_trial_metrics({("book", task): book.frame, ("here", task): here.frame})
             values = [
-                evaluate_sequences(r.sequences, bleu)[metric].to_numpy() for r in (book, here)
+                m[m["method"] == k].sort_values("trial")[metric].to_numpy()
+                for k in ("book", "here")
             ]
         for i, (a, b) in enumerate(zip(book.sequences, here.sequences, strict=True)):
             rows.append(

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import io
 import json
+from collections.abc import Sequence
 from pathlib import Path
 
 import pandas as pd
@@ -35,6 +36,7 @@ __all__ = [
     "portability_sample",
     "portability_tables",
     "speed_targets",
+    "targets_block",
 ]
 
 #: The key of ``results/timings.json`` that holds whole-grid wall times
@@ -85,6 +87,26 @@ def speed_targets(name: str = "bench_speed") -> pd.DataFrame:
     block = lines[lines.index("== targets") + 1 : lines.index("== end")]
     frame = pd.read_csv(io.StringIO("\n".join(block)), keep_default_na=False)
     return frame.set_index("item")[cols]
+
+
+def targets_block(rows: Sequence[tuple[str, str, str, float, str]]) -> str:
+    """The summary block a benchmark prints last, which :func:`speed_targets` reads back.
+
+    Parameters
+    ----------
+    rows : sequence of (item, target, measured, ratio, met)
+        One per target; ``met`` is ``"yes"`` or ``"no"``.
+
+    Returns
+    -------
+    str
+        A blank line, ``== targets``, the CSV header and rows, ``== end``.
+    """
+    lines = ["", "== targets", "item,target,measured,ratio,met"]
+    lines += [
+        f'"{item}","{target}","{what}",{ratio:.2f},{met}' for item, target, what, ratio, met in rows
+    ]
+    return "\n".join([*lines, "== end"])
 
 
 def benchmark_output(name: str) -> str:

@@ -168,3 +168,15 @@ def test_bench_cost_targets_block_is_read_by_the_appendix(tmp_path, monkeypatch)
     )
     assert bo["ratio"] == 3.0 and bo["met"] == "no" and "> 1 at n = 700" in bo["measured"]
     assert gb["ratio"] == 0.4 and gb["met"] == "yes" and ">" not in gb["measured"]
+
+
+def test_targets_block_is_what_speed_targets_reads(tmp_path, monkeypatch):
+    import nmthpo.studies.grids as grids
+
+    monkeypatch.setattr(grids, "results_dir", lambda: tmp_path)
+    (tmp_path / "benchmarks").mkdir()
+    block = speed.targets_block([("a, b", ">= 30x", "1 s / 2 s", 2.0, "no")])
+    assert block.splitlines()[:2] == ["", "== targets"] and block.endswith("== end")
+    (tmp_path / "benchmarks" / "bench_x.txt").write_text("out\n" + block + "\n")
+    t = speed.speed_targets("bench_x")
+    assert t.loc["a, b"].tolist() == [">= 30x", "1 s / 2 s", 2.0, "no"]
