@@ -39,7 +39,7 @@ from collections.abc import Callable, Collection, Iterator
 from typing import Any
 
 import numpy as np
-from scipy.linalg import LinAlgError, cho_solve, cholesky, lapack, solve_triangular
+from scipy.linalg import LinAlgError, cholesky, lapack, solve_triangular
 from scipy.optimize import minimize
 
 __all__ = [
@@ -124,6 +124,17 @@ def scaled_sqdist(
     np.maximum(r2, 0.0, out=r2)
     if same:
         np.fill_diagonal(r2, 0.0)
+    return r2
+
+
+def _sqdist_self(X: np.ndarray, ls: np.ndarray) -> np.ndarray:
+    """``scaled_sqdist(X, None, ls)`` without its argument checks, for the likelihood's inner
+    loop: the same operations in the same order, so the same bits (tested)."""
+    A = X / ls
+    a2 = np.einsum("ij,ij->i", A, A)
+    r2 = a2[:, None] + a2[None, :] - 2.0 * (A @ A.T)
+    np.maximum(r2, 0.0, out=r2)
+    np.fill_diagonal(r2, 0.0)
     return r2
 
 
@@ -287,6 +298,8 @@ def _single_blas_thread() -> Iterator[None]:
         yield
 
 
+_DPOTRF = lapack.dpotrf
+_DPOTRS = lapack.dpotrs
 _JITTERS = (0.0, 1e-10, 1e-9, 1e-8, 1e-7, 1e-6, 1e-5, 1e-4)
 
 
@@ -295,18 +308,33 @@ def _robust_cholesky(K: np.ndarray) -> tuple[np.ndarray, float]:
 
     Returns the factor and the absolute jitter added (0 when ``K`` itself factorises).
     """
-    scale = float(np.mean(np.diag(K))) if K.size else 1.0
+    if K.size == 0:
+        return cholesky(K, lower=True, check_finite=False), 0.0
+    scale = 0.0
     for rel in _JITTERS:
+        if rel and not scale:
+            scale = float(np.mean(np.diag(K)))
         jitter = rel * scale
-        try:
-            Kj = K if jitter == 0.0 else K + jitter * np.eye(K.shape[0])
-            return cholesky(Kj, lower=True, check_finite=False), jitter
-        except LinAlgError:
-            continue
+        Kj = K if jitter == 0.0 else K + jitter * np.eye(K.shape[0])
+        # LAPACK dpotrf directly: the routine scipy.linalg.cholesky(lower=True) calls, the
+        # same bits without its per-call checks (a likelihood fit makes thousands of calls)
+        L, info = _DPOTRF(Kj, lower=1, clean=1)
+        if info == 0:
+            return L, jitter
+        if info < 0:  # pragma: no cover - the arguments are fixed
+            raise ValueError(f"dpotrf: illegal value in argument {-info}")
     raise LinAlgError(
         "kernel matrix is not positive definite even with jitter "
         f"{_JITTERS[-1]:g} x mean(diag); check the inputs for NaN/inf or raise the noise bound"
     )
+
+
+def _cho_solve(L: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``(L L^T)^{-1} b`` by LAPACK ``dpotrs`` (what ``cho_solve((L, True), b)`` calls)."""
+    x, info = _DPOTRS(L, b, lower=1)
+    if info != 0:  # pragma: no cover - the arguments are fixed
+        raise ValueError(f"dpotrs: illegal value in argument {-info}")
+    return x
 
 
 def inverse_from_cholesky(L: np.ndarray) -> np.ndarray:
@@ -565,7 +593,7 @@ class GaussianProcess:
         ls = np.exp(theta[:d])
         var = float(np.exp(theta[d]))
         noise = float(np.exp(theta[d + 1]))
-        r2 = scaled_sqdist(X, None, ls) if parts is None else _fused_r2(parts, ls)
+        r2 = _sqdist_self(X, ls) if parts is None else _fused_r2(parts, ls)
         K, G = self._from_r2(r2, var)
         del r2
         if G is K:  # RBF: G equals the noise-free kernel matrix, which K is about to stop being
@@ -573,7 +601,7 @@ class GaussianProcess:
         K[np.diag_indices(n)] += noise
         L, jitter = _robust_cholesky(K)
         del K
-        alpha = cho_solve((L, True), ys, check_finite=False)
+        alpha = _cho_solve(L, ys)
         ya = float(ys @ alpha)
         nll = 0.5 * ya + float(np.sum(np.log(np.diag(L)))) + 0.5 * n * _LOG_2PI
         if not grad:
@@ -767,7 +795,7 @@ class GaussianProcess:
         K = self._kernel(self.X_train)
         K[np.diag_indices(K.shape[0])] += self._noise
         self._L, self._jitter = _robust_cholesky(K)
-        self._alpha = cho_solve((self._L, True), ys, check_finite=False)
+        self._alpha = _cho_solve(self._L, ys)
 
     def _require_fitted(self) -> tuple[np.ndarray, np.ndarray]:
         if self.X_train is None or self.y_train is None:
@@ -816,7 +844,7 @@ class GaussianProcess:
         L[n, :n] = l_row
         L[n, n] = np.sqrt(d2)
         self._L = L
-        self._alpha = cho_solve((L, True), ys, check_finite=False)
+        self._alpha = _cho_solve(L, ys)
         return self
 
     # -- prediction -----------------------------------------------------------------------------

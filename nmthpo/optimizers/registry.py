@@ -623,6 +623,8 @@ def resolve(method: str | type | MethodSpec) -> MethodSpec:
         )
     if not method.strip():
         raise InputValueError(f"method={method!r}: empty; give e.g. 'rs' or 'module:Class'")
+    if method in METHODS:  # a registered name wins (below); no entry-point scan (~20 ms) for it
+        return METHODS[method]
     table = prefixes()
     # a name without ":" is registered, or a library's bare name (hebo) for its adapter hook
     if ":" not in method and (method in METHODS or method not in table):
