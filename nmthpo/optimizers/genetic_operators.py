@@ -8,7 +8,8 @@ stream) and the ask/tell optimiser (:class:`nmthpo.optimizers.ga.GAOptimizer`, a
 
 * :func:`gene_indices` / :class:`GeneSpace` -- a table's configurations as chromosomes of
   per-gene value indices (Section 3.1), and their fitness (BLEU, 0 for an absent combination);
-* :func:`selection_probabilities`, :func:`roulette`, :func:`fitter_first` -- fitness-
+* :func:`selection_probabilities`, :func:`roulette` (:class:`Wheel` for many spins),
+  :func:`fitter_first` -- fitness-
   proportional (roulette-wheel) selection of two parents, the fitter one first (Section 3.3);
 * :func:`one_point_crossover` (Section 3.4) and :func:`two_point_crossover` (Section 5);
 * :func:`mutate`, :func:`mutation_candidates` -- one gene redrawn, never in the weakest
@@ -18,6 +19,7 @@ stream) and the ask/tell optimiser (:class:`nmthpo.optimizers.ga.GAOptimizer`, a
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -29,6 +31,7 @@ if TYPE_CHECKING:  # annotations only: the GA optimiser's module stays free of p
 
 __all__ = [
     "GeneSpace",
+    "Wheel",
     "fitter_first",
     "gene_indices",
     "mutate",
@@ -137,15 +140,47 @@ def selection_probabilities(fitness: Sequence[float]) -> np.ndarray:
     return f / f.sum()
 
 
+class Wheel:
+    """The roulette wheel of one set of fitnesses, spun many times (Section 3.3).
+
+    ``Wheel(fitness).spin(u)`` equals :func:`roulette` ``(fitness, u)``: the cumulative fitnesses
+    ``F_i`` (positive entries, added left to right) are formed once and each spin is a binary
+    search (O(log m) instead of a scan), with the same floating-point sums and so the same
+    picks. The generational GA spins one generation's wheel ``2 m`` times or more.
+    """
+
+    __slots__ = ("_acc", "_index", "total")
+
+    def __init__(self, fitness: Sequence[float]) -> None:
+        total = float(sum(fitness))
+        if not total > 0:  # also NaN
+            raise ValueError("fitness-proportional selection needs a positive total fitness")
+        self.total = total
+        acc = 0.0
+        self._acc: list[float] = []
+        self._index: list[int] = []
+        for i, f in enumerate(fitness):
+            if f > 0:
+                acc += f
+                self._acc.append(acc)
+                self._index.append(i)
+
+    def spin(self, u: float) -> int:
+        """Index picked for a uniform ``u`` in [0, 1): first ``i`` with ``u*F < F_i``."""
+        k = bisect_right(self._acc, u * self.total)
+        return self._index[k if k < len(self._index) else -1]
+
+
 def roulette(fitness: Sequence[float], u: float) -> int:
     """Index picked by the wheel for a uniform ``u`` in [0, 1): first ``i`` with ``u*F < F_i``.
 
     ``F_i`` are the cumulative fitnesses (the paper's "range values", e.g. [10, 35, 50, 55, 100]
     for percentages 10, 25, 15, 5, 45: ``u = 0.3`` picks individual 2, index 1). Individuals of
-    fitness 0 are never picked.
+    fitness 0 are never picked. A scan, cheapest for one spin; :class:`Wheel` gives the same
+    picks for many spins of one set of fitnesses (tested).
     """
     total = float(sum(fitness))
-    if total <= 0:
+    if not total > 0:  # also NaN
         raise ValueError("fitness-proportional selection needs a positive total fitness")
     x = u * total
     acc = 0.0

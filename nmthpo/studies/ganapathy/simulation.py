@@ -92,6 +92,7 @@ import numpy as np
 
 from nmthpo.optimizers.genetic_operators import (
     GeneSpace,
+    Wheel,
     fitter_first,
     mutate,
     one_point_crossover,
@@ -363,12 +364,13 @@ def _generational(
     while True:
         new_pop: list[tuple[int, ...]] = []
         new_fit: list[float] = []
+        wheel = Wheel(fit) if sum(fit) > 0 else None  # one generation's parents: one wheel
         while len(new_pop) < m:
             cycles += 1
             if cycles > MAX_CYCLES:
                 raise RuntimeError(f"the GA did not reach {target} within {MAX_CYCLES} cycles")
-            if sum(fit) > 0:
-                i, j = roulette(fit, u()), roulette(fit, u())
+            if wheel is not None:
+                i, j = wheel.spin(u()), wheel.spin(u())
             else:
                 i, j = u.integer(m), u.integer(m)
             i, j = fitter_first(i, j, fit)
