@@ -35,12 +35,14 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import functools
 from collections.abc import Callable, Collection, Iterator
 from typing import Any
 
 import numpy as np
 from scipy.linalg import LinAlgError, cholesky, lapack, solve_triangular
-from scipy.optimize import minimize
+
+from nmthpo.models.lbfgsb import minimize_lbfgsb
 
 __all__ = [
     "KERNELS",
@@ -770,19 +772,13 @@ class GaussianProcess:
 
         best_f, best_th = np.inf, theta0
         for s in starts:
-            res = minimize(
-                fun,
-                s[free],
-                args=(s,),
-                jac=True,
-                method="L-BFGS-B",
-                bounds=bounds[free],
-                options={"maxiter": self.maxiter},
+            x, f = minimize_lbfgsb(
+                functools.partial(fun, base=s), s[free], bounds[free], self.maxiter
             )
-            if np.isfinite(res.fun) and res.fun < best_f:
-                best_f = float(res.fun)
+            if np.isfinite(f) and f < best_f:
+                best_f = f
                 best_th = s.copy()
-                best_th[free] = res.x
+                best_th[free] = x
         self._set_theta(best_th)
 
     def _kernel(self, X1: np.ndarray, X2: np.ndarray | None = None) -> np.ndarray:

@@ -289,3 +289,31 @@ def test_the_length_scale_prior_peaks_at_one_and_the_map_fit_stays_off_the_bound
     assert not on_bound(mp.hyperparameters["lengthscales"]).any()
     with pytest.raises(ValueError, match="unknown prior"):
         GaussianProcess("matern52", prior="flat")
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_likelihood_inner_loop_is_bit_for_bit_the_scipy_composition(seed):
+    """_nll calls LAPACK directly and skips scaled_sqdist's checks: the same numbers, bit for
+    bit, as the kernel, scipy.linalg.cholesky and cho_solve (the book's cached runs' path)."""
+    from scipy.linalg import cho_solve, cholesky
+
+    from nmthpo.models.gp import _LOG_2PI, _robust_cholesky
+
+    rng = np.random.default_rng(seed)
+    n, d = int(rng.integers(1, 60)), int(rng.integers(1, 8))
+    X = rng.uniform(size=(n, d))
+    ys = rng.normal(size=n)
+    theta = np.log(np.r_[rng.uniform(0.01, 10, d), rng.uniform(0.1, 10), rng.uniform(1e-6, 1)])
+    gp = GaussianProcess("matern52" if seed % 2 else "rbf")
+    gp._ensure_dim(d)
+    nll, _ = gp._nll(theta, X, ys)
+    ls, var, noise = np.exp(theta[:d]), np.exp(theta[d]), np.exp(theta[d + 1])
+    K = get_kernel(gp.kernel)(X, None, ls, var)
+    K[np.diag_indices(n)] += noise
+    L = cholesky(K, lower=True, check_finite=False)
+    alpha = cho_solve((L, True), ys, check_finite=False)
+    ref = 0.5 * float(ys @ alpha) + float(np.sum(np.log(np.diag(L)))) + 0.5 * n * _LOG_2PI
+    assert nll == ref
+    L2, jitter = _robust_cholesky(K)
+    assert jitter == 0.0
+    np.testing.assert_array_equal(L2, L)

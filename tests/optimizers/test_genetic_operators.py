@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from nmthpo.optimizers.genetic_operators import (
     GeneSpace,
+    Wheel,
     fitter_first,
     gene_indices,
     mutate,
@@ -48,6 +51,25 @@ def test_roulette_frequencies_and_zero_fitness_never_picked():
 def test_roulette_rejects_zero_total():
     with pytest.raises(ValueError, match="positive total"):
         roulette([0.0, 0.0], 0.5)
+
+
+@given(
+    st.lists(
+        st.one_of(st.just(0.0), st.floats(1e-300, 1e6, allow_nan=False)), min_size=1, max_size=30
+    ).filter(lambda f: sum(f) > 0),
+    st.lists(st.floats(0.0, 1.0, exclude_max=True), min_size=1, max_size=20),
+)
+def test_wheel_picks_what_roulette_picks(fitness, us):
+    # the generational GA spins one Wheel per generation; its picks must be roulette's exactly
+    wheel = Wheel(fitness)
+    for u in [*us, 0.0, np.nextafter(1.0, 0.0)]:
+        assert wheel.spin(u) == roulette(fitness, u)
+
+
+def test_wheel_rejects_zero_or_nan_total():
+    for bad in ([0.0, 0.0], [float("nan"), 1.0]):
+        with pytest.raises(ValueError, match="positive total"):
+            Wheel(bad)
 
 
 def test_one_point_crossover_by_hand():
