@@ -26,6 +26,12 @@ on the unevaluated rows and EI; ``skl sch`` = 0.9 r=0 + 0.1 r=2 (the same restar
 Times are the minimum over ``--repeats`` runs (the machine is shared), with BLAS limited to
 ``--threads`` threads for both.
 
+A second table times one hyperparameter fit (2 screened random restarts, as a run's first fit)
+on the first ``n`` rows, by :func:`nmthpo.models.lbfgsb.minimize_lbfgsb` (SciPy's compiled
+L-BFGS-B driven directly, what every fit uses) against ``scipy.optimize.minimize`` (the same
+routine behind SciPy's wrapper, the fallback path), both in this run, and checks that the two
+reach the same hyperparameters bit for bit.
+
 Usage: ``python benchmarks/bench_gp.py [--repeats 3] [--threads 1]``
 """
 
@@ -139,6 +145,42 @@ def time_sklearn(
     return best_time(step, repeats)
 
 
+FIT_SIZES = (10, 25, 50, 100)
+
+
+def time_fits(X: np.ndarray, y: np.ndarray, order: np.ndarray, repeats: int) -> None:
+    """Print the fit table: the direct L-BFGS-B driver against scipy.optimize.minimize."""
+    from nmthpo.models import lbfgsb
+    from nmthpo.models.gp import GaussianProcess
+
+    def fit(n: int) -> GaussianProcess:
+        obs = order[:n]
+        return GaussianProcess("matern52").fit(
+            X[obs], y[obs], rng=np.random.default_rng(0), restarts=RESTARTS
+        )
+
+    print()
+    print("one hyperparameter fit (2 restarts): direct L-BFGS-B driver vs scipy.optimize.minimize")
+    head = f"{'n':>4} | {'evals':>5} | {'driver':>7} {'minimize':>8} | {'ratio':>6} | same optimum"
+    print(head)
+    print("-" * len(head))
+    setulb = lbfgsb._SETULB
+    for n in FIT_SIZES:
+        gp_d = fit(n)
+        t_d = best_time(lambda n=n: fit(n), repeats)
+        lbfgsb._SETULB = None  # the fallback: scipy.optimize.minimize
+        try:
+            gp_m = fit(n)
+            t_m = best_time(lambda n=n: fit(n), repeats)
+        finally:
+            lbfgsb._SETULB = setulb
+        same = "yes" if np.array_equal(gp_d.theta, gp_m.theta) else "NO"
+        print(
+            f"{n:>4} | {gp_d.n_evaluations:>5} | {t_d * 1e3:7.1f} {t_m * 1e3:8.1f} | "
+            f"{t_d / t_m:5.2f}x | {same}"
+        )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeats", type=int, default=3)
@@ -187,6 +229,7 @@ def main() -> None:
                 f"{skl * 1e3:7.1f} | {skl / sched:5.1f}x {skl / sched5:5.1f}x "
                 f"{s0 / warm:6.1f}x"
             )
+        time_fits(X, y, order, args.repeats)
     print(f"total {time.perf_counter() - t_start:.1f} s")
 
 
