@@ -17,6 +17,15 @@ core type differs from the default's. The report (a table, and the hashes as JSO
 ``results/benchmarks/portability.txt`` and ``portability.json``: per method, the trials that
 diverge and the divergence rate (issue 25's goal: none, or under 1 %).
 
+``--results DIR`` compares every cached run of the book with the same run in ``DIR``, a
+``results/`` tree computed from scratch by ``make results`` on this machine (in a clone whose
+experiment folders were removed first): per (folder, method), the trials whose row sequence
+differs, and for the other cached frames (Chapter 5's GA tables, Chapter 6's scores) whether
+they are equal (floats to 1e-7). Each run is labelled with the machine the book's copy was
+computed on (its sidecar; ``unknown`` before fingerprints were recorded). The report goes to
+``results/benchmarks/portability_results.json`` and ``.txt``, which the speed appendix reads
+(:func:`nmthpo.studies.speed.portability_results`).
+
 ``--tables`` asks the question a reader on another laptop has: recomputed on this CPU (under
 ``--core``, default OpenBLAS's own choice), do the book's GP runs of Table 3 (``bo-ei-m``,
 ``bo-ei-r``: grid ``single``) and Table 4 (``bo-m``, ``bo-r``: grid ``pareto``) choose the same
@@ -38,6 +47,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "results" / "benchmarks"
@@ -219,6 +229,101 @@ def tables(core: str | None, trials: int | None, jobs: int, tasks: list[str] | N
     return 0
 
 
+#: Folders of ``results/`` that hold no experiment of ``make results``.
+NOT_RUNS = ("benchmarks", "changes", "peers", "openbox")
+
+
+def _frames_equal(a: Any, b: Any) -> bool:
+    import numpy as np
+
+    if a.shape != b.shape or not a.columns.equals(b.columns):
+        return False
+    for c in a.columns:
+        x, y = a[c].to_numpy(), b[c].to_numpy()
+        if x.dtype.kind == "f" and y.dtype.kind == "f":
+            if not np.allclose(x, y, rtol=1e-7, atol=1e-9, equal_nan=True):
+                return False
+        elif not (a[c].astype(str).to_numpy() == b[c].astype(str).to_numpy()).all():
+            return False
+    return True
+
+
+def compare_results(book: Path, other: Path) -> dict[str, Any]:
+    """Every cached file of ``book`` (``results/``) against its copy in ``other``."""
+    import pandas as pd
+
+    from nmthpo.engine.cache import machine_fingerprint
+    from nmthpo.engine.runner import run_machine
+
+    runs, frames, missing = [], [], []
+    for f in sorted(book.rglob("*.parquet")):
+        rel = f.relative_to(book)
+        if rel.parts[0] in NOT_RUNS or len(rel.parts) < 2:
+            continue
+        g = other / rel
+        if not g.exists():
+            missing.append(str(rel))
+            continue
+        a, b = pd.read_parquet(f), pd.read_parquet(g)
+        trial = next((c for c in ("trial", "rep") if c in a.columns), None)
+        if trial is None or "row" not in a.columns:
+            frames.append({"file": str(rel), "equal": _frames_equal(a, b)})
+            continue
+        ra, rb = a.groupby(trial)["row"].apply(list), b.groupby(trial)["row"].apply(list)
+        differ = sum(1 for t in ra.index if t not in rb.index or ra[t] != rb[t])
+        method = str(a["method"].iloc[0]) if "method" in a.columns else rel.name.split("__")[0]
+        runs.append(
+            {
+                "folder": rel.parts[0], "method": method, "file": str(rel),
+                "machine": run_machine(f), "trials": len(ra), "differ": differ,
+            }
+        )  # fmt: skip
+    return {
+        "machine": machine_fingerprint(),
+        "runs": runs,
+        "frames": frames,
+        "missing": missing,
+    }
+
+
+def results(other: Path) -> int:
+    """``--results DIR``: the book's cached runs against a from-scratch tree made here."""
+    import pandas as pd
+
+    from nmthpo.studies.speed import PORTABILITY_RESULTS_FILE, portability_results
+
+    if not other.is_dir():
+        raise SystemExit(f"portability --results: {other} is not a directory; give a results/ tree")
+    payload = compare_results(ROOT / "results", other)
+    if not payload["runs"]:
+        raise SystemExit(
+            f"portability --results: no run of the book has a copy under {other}; give the "
+            "results/ folder of a clone where `make results` ran from scratch"
+        )
+    OUT.mkdir(parents=True, exist_ok=True)
+    path = OUT / PORTABILITY_RESULTS_FILE
+    tmp = path.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(payload, indent=0) + "\n", encoding="utf-8")
+    tmp.replace(path)
+    frame = portability_results(path)
+    trials = sum(r["trials"] for r in payload["runs"])
+    differ = sum(r["differ"] for r in payload["runs"])
+    equal = sum(f["equal"] for f in payload["frames"])
+    text = (
+        f"the book's cached runs recomputed from scratch on {payload['machine']}: {differ} of "
+        f"{trials} trials choose other rows ({differ / trials:.1%}); other cached frames: "
+        f"{equal} of {len(payload['frames'])} equal; {len(payload['missing'])} files missing\n\n"
+    )
+    with pd.option_context("display.width", 200, "display.max_rows", 200):
+        text += frame.to_string(index=False) + "\n"
+    for f in payload["frames"]:
+        if not f["equal"]:
+            text += f"differs: {f['file']}\n"
+    (OUT / "portability_results.txt").write_text(text, encoding="utf-8")
+    print(text)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--methods", default=",".join(METHODS))
@@ -231,10 +336,20 @@ def main(argv: list[str] | None = None) -> int:
         help="recompute the book's GP runs of Tables 3 and 4 on this CPU and compare them with "
         "the book's, trial by trial (--trials: at most the book's; --tasks: default all)",
     )
+    p.add_argument(
+        "--results",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="compare every cached run of the book with its copy in DIR, a results/ tree "
+        "computed from scratch on this machine (make results in a clone)",
+    )
     p.add_argument("--core", default=None, help="with --tables: an OPENBLAS_CORETYPE to force")
     p.add_argument("--jobs", type=int, default=2, help="with --tables: worker processes")
     args = p.parse_args(argv)
     sys.path.insert(0, str(ROOT))
+    if args.results is not None:
+        return results(args.results)
     if args.tables:
         tasks = [t for t in args.tasks.split(",") if t] if args.tasks else None
         return tables(args.core, args.trials, args.jobs, tasks)

@@ -29,10 +29,12 @@ __all__ = [
     "MAKE_RESULTS_KEY",
     "MAKE_RESULTS_TARGET_MIN",
     "benchmark_output",
+    "PORTABILITY_RESULTS_FILE",
     "PORTABILITY_SAMPLE_FILE",
     "PORTABILITY_TABLES_FILE",
     "grid_totals",
     "make_results_time",
+    "portability_results",
     "portability_sample",
     "portability_tables",
     "speed_targets",
@@ -61,6 +63,12 @@ PORTABILITY_SAMPLE_FILE = "portability.json"
 #: (``tools/portability.py --tables``): ``{"machine", "core", "trials", "rows": [{"table",
 #: "method", "task", "metric", "trial", "same_rows", "book", "here"}, ...]}``.
 PORTABILITY_TABLES_FILE = "portability_tables.json"
+
+#: ``results/benchmarks/<this>``: every cached run of the book against the same run computed
+#: from scratch on another machine (``tools/portability.py --results DIR``): ``{"machine",
+#: "runs": [{"folder", "method", "file", "machine", "trials", "differ"}, ...], "frames":
+#: [{"file", "equal"}, ...], "missing": [...]}``.
+PORTABILITY_RESULTS_FILE = "portability_results.json"
 
 
 def speed_targets(name: str = "bench_speed") -> pd.DataFrame:
@@ -195,6 +203,67 @@ def make_results_time() -> pd.DataFrame:
         target_minutes=MAKE_RESULTS_TARGET_MIN,
     )
     return frame
+
+
+def _cpu(machine: str, here: str) -> str:
+    """A run's machine fingerprint as the speed appendix names it."""
+    if machine == here:
+        return "this CPU"
+    if machine == "unknown":
+        return "not recorded"
+    return next((p for p in machine.split("/") if p.startswith("openblas-")), machine)
+
+
+def portability_results(path: Path | None = None) -> pd.DataFrame:
+    """Every cached run of the book against the same run recomputed from scratch elsewhere.
+
+    One row per (experiment folder, method, CPU the book's copy was computed on): runs,
+    trials, trials whose row sequence differs, and their share. ``computed on`` is the book's
+    run's OpenBLAS kernel family from its sidecar (``this CPU`` when it is the machine that
+    recomputed it, ``not recorded`` for runs cached before fingerprints were kept).
+
+    Parameters
+    ----------
+    path : Path, optional
+        The stored comparison; default ``results/benchmarks/`` :data:`PORTABILITY_RESULTS_FILE`.
+
+    Returns
+    -------
+    DataFrame
+        Columns ``folder, method, computed on, runs, trials, other rows, share``; ``attrs``
+        hold ``machine``, ``trials``, ``other`` (totals), ``frames`` and ``frames_equal``
+        (the other cached frames and how many are equal), ``missing``. Empty (with these
+        columns) when nothing is stored.
+    """
+    from nmthpo.studies.grids import book_file
+
+    cols = ["folder", "method", "computed on", "runs", "trials", "other rows", "share"]
+    path = book_file("benchmarks", PORTABILITY_RESULTS_FILE) if path is None else Path(path)
+    if not path.exists():
+        return pd.DataFrame(columns=cols)
+    data = json.loads(path.read_text(encoding="utf-8"))
+    runs = pd.DataFrame(data["runs"])
+    runs["computed on"] = [_cpu(m, data["machine"]) for m in runs["machine"]]
+    out = (
+        runs.groupby(["folder", "method", "computed on"], sort=True)
+        .agg(runs=("file", "size"), trials=("trials", "sum"), other=("differ", "sum"))
+        .reset_index()
+        .rename(columns={"other": "other rows"})
+    )
+    out["share"] = [
+        f"{100 * o / t:.1f} %" if t else "–"
+        for o, t in zip(out["other rows"], out["trials"], strict=True)
+    ]
+    out = out[cols]
+    out.attrs.update(
+        machine=data["machine"],
+        trials=int(runs["trials"].sum()),
+        other=int(runs["differ"].sum()),
+        frames=len(data["frames"]),
+        frames_equal=sum(bool(f["equal"]) for f in data["frames"]),
+        missing=len(data["missing"]),
+    )
+    return out
 
 
 def portability_sample(path: Path | None = None) -> pd.DataFrame:

@@ -30,3 +30,32 @@ def test_the_make_target_is_not_part_of_make_test():
     make = (ROOT / "Makefile").read_text(encoding="utf-8")
     test_line = next(line for line in make.splitlines() if line.startswith("test:"))
     assert "portability" not in test_line and "\nportability:" in make
+
+
+def test_results_comparison_counts_trials_with_other_rows(tmp_path):
+    import pandas as pd
+
+    tool = _tool()
+    book, other = tmp_path / "book", tmp_path / "other"
+    for root in (book, other):
+        (root / "single").mkdir(parents=True)
+        (root / "ga").mkdir()
+        (root / "benchmarks").mkdir()
+    run = pd.DataFrame({"trial": [0, 0, 1, 1, 2, 2], "step": [0, 1] * 3, "row": [1, 2, 3, 4, 5, 6]})
+    run.to_parquet(book / "single" / "bo-ei-m__ja-en__x.parquet")
+    changed = run.copy()
+    changed.loc[3, "row"] = 9  # trial 1 takes another row at its second step
+    changed.to_parquet(other / "single" / "bo-ei-m__ja-en__x.parquet")
+    run.to_parquet(book / "single" / "rs__ja-en__y.parquet")  # not recomputed: missing
+    table = pd.DataFrame({"5": [1.0, 2.0], "rule": ["a", "b"]})
+    table.to_parquet(book / "ga" / "rules__k.parquet")
+    (table + pd.DataFrame({"5": [1e-12, 0.0], "rule": ["", ""]})).to_parquet(
+        other / "ga" / "rules__k.parquet"
+    )
+    run.to_parquet(book / "benchmarks" / "ignored.parquet")
+    out = tool.compare_results(book, other)
+    assert [(r["method"], r["trials"], r["differ"], r["machine"]) for r in out["runs"]] == [
+        ("bo-ei-m", 3, 1, "unknown")
+    ]
+    assert out["frames"] == [{"file": "ga/rules__k.parquet", "equal": True}]
+    assert out["missing"] == ["single/rs__ja-en__y.parquet"]

@@ -133,6 +133,52 @@ def test_portability_sample_counts_diverging_trials(tmp_path, monkeypatch):
     assert s.attrs == {"cores": list(hashes), "trials": 2, "budget": 40}
 
 
+def test_portability_results_groups_runs_by_the_cpu_that_computed_the_book_copy(
+    tmp_path, monkeypatch
+):
+    import nmthpo.studies.grids as grids
+
+    monkeypatch.setattr(grids, "results_dir", lambda: tmp_path)
+    assert speed.portability_results().empty
+    (tmp_path / "benchmarks").mkdir()
+    here, avx512 = "x86_64/openblas-Haswell/numpy-X86_V3", "x86_64/openblas-SkylakeX/numpy-AVX"
+    runs = [
+        {"folder": "single", "method": "bo-ei-m", "file": "a", "machine": avx512,
+         "trials": 100, "differ": 40},
+        {"folder": "single", "method": "bo-ei-m", "file": "b", "machine": "unknown",
+         "trials": 100, "differ": 10},
+        {"folder": "single", "method": "rs", "file": "c", "machine": "unknown",
+         "trials": 100, "differ": 0},
+        {"folder": "pareto_arms", "method": "bo-m", "file": "d", "machine": here,
+         "trials": 20, "differ": 0},
+    ]  # fmt: skip
+    (tmp_path / "benchmarks" / speed.PORTABILITY_RESULTS_FILE).write_text(
+        json.dumps(
+            {
+                "machine": here,
+                "runs": runs,
+                "frames": [{"file": "g", "equal": True}, {"file": "h", "equal": False}],
+                "missing": ["x"],
+            }
+        )  # fmt: skip
+    )
+    p = speed.portability_results()
+    assert list(p.columns) == [
+        "folder", "method", "computed on", "runs", "trials", "other rows", "share"
+    ]  # fmt: skip
+    got = {(r.folder, r.method, r._3): (r.runs, r._6, r.share) for r in p.itertuples()}
+    assert got == {
+        ("pareto_arms", "bo-m", "this CPU"): (1, 0, "0.0 %"),
+        ("single", "bo-ei-m", "not recorded"): (1, 10, "10.0 %"),
+        ("single", "bo-ei-m", "openblas-SkylakeX"): (1, 40, "40.0 %"),
+        ("single", "rs", "not recorded"): (1, 0, "0.0 %"),
+    }
+    assert p.attrs == {
+        "machine": here, "trials": 320, "other": 50, "frames": 2, "frames_equal": 1,
+        "missing": 1,
+    }  # fmt: skip
+
+
 def test_benchmark_output_reads_the_stored_text(tmp_path, monkeypatch):
     import nmthpo.studies.grids as grids
 
