@@ -248,6 +248,26 @@ def _frames_equal(a: Any, b: Any) -> bool:
     return True
 
 
+def _run_method(path: Path, frame: Any) -> str:
+    """The method string of a cached run: its sidecar's, else the frame's or the file name's."""
+    side = path.with_suffix(".json")
+    if side.exists():
+        payload = json.loads(side.read_text(encoding="utf-8"))
+        if isinstance(payload, dict) and isinstance(payload.get("method"), str):
+            return str(payload["method"])
+    return str(frame["method"].iloc[0]) if "method" in frame.columns else path.name.split("__")[0]
+
+
+def _declared_exact(method: str) -> bool | None:
+    """What the registry declares: does ``method`` choose the same rows on any CPU?"""
+    from nmthpo.optimizers.registry import resolve
+
+    try:
+        return bool(resolve(method).exact_across_cpus)
+    except Exception:  # noqa: BLE001 - a method this install cannot build: not declared
+        return None
+
+
 def compare_results(book: Path, other: Path) -> dict[str, Any]:
     """Every cached file of ``book`` (``results/``) against its copy in ``other``."""
     import pandas as pd
@@ -271,11 +291,12 @@ def compare_results(book: Path, other: Path) -> dict[str, Any]:
             continue
         ra, rb = a.groupby(trial)["row"].apply(list), b.groupby(trial)["row"].apply(list)
         differ = sum(1 for t in ra.index if t not in rb.index or ra[t] != rb[t])
-        method = str(a["method"].iloc[0]) if "method" in a.columns else rel.name.split("__")[0]
+        method = _run_method(f, a)
         runs.append(
             {
                 "folder": rel.parts[0], "method": method, "file": str(rel),
-                "machine": run_machine(f), "trials": len(ra), "differ": differ,
+                "machine": run_machine(f), "exact": _declared_exact(method),
+                "trials": len(ra), "differ": differ,
             }
         )  # fmt: skip
     return {
@@ -283,7 +304,32 @@ def compare_results(book: Path, other: Path) -> dict[str, Any]:
         "runs": runs,
         "frames": frames,
         "missing": missing,
+        "claims": compare_claims(book / "claims.csv", other / "claims.csv"),
     }
+
+
+def compare_claims(book: Path, other: Path) -> list[dict[str, Any]]:
+    """The claims of the book's ledger whose value or verdict differs in ``other``'s."""
+    import pandas as pd
+
+    if not (book.exists() and other.exists()):
+        return []
+    a = pd.read_csv(book).set_index("id")
+    b = pd.read_csv(other).set_index("id")
+    out = []
+    for cid in a.index.intersection(b.index):
+        x, y = a.loc[cid], b.loc[cid]
+        same_value = str(x["ours"]) == str(y["ours"])
+        if same_value and x["verdict"] == y["verdict"]:
+            continue
+        out.append(
+            {
+                "id": cid, "chapter": str(x["chapter"]),
+                "book": str(x["ours"]), "other": str(y["ours"]),
+                "book_verdict": str(x["verdict"]), "other_verdict": str(y["verdict"]),
+            }
+        )  # fmt: skip
+    return out
 
 
 def results(other: Path) -> int:
@@ -312,13 +358,18 @@ def results(other: Path) -> int:
     text = (
         f"the book's cached runs recomputed from scratch on {payload['machine']}: {differ} of "
         f"{trials} trials choose other rows ({differ / trials:.1%}); other cached frames: "
-        f"{equal} of {len(payload['frames'])} equal; {len(payload['missing'])} files missing\n\n"
+        f"{equal} of {len(payload['frames'])} equal; {len(payload['missing'])} files missing; "
+        f"claims of the ledger with another value: {len(payload['claims'])}, another verdict: "
+        f"{sum(c['book_verdict'] != c['other_verdict'] for c in payload['claims'])}\n\n"
     )
     with pd.option_context("display.width", 200, "display.max_rows", 200):
         text += frame.to_string(index=False) + "\n"
     for f in payload["frames"]:
         if not f["equal"]:
             text += f"differs: {f['file']}\n"
+    for c in payload["claims"]:
+        if c["book_verdict"] != c["other_verdict"]:
+            text += f"verdict: {c['id']}: {c['book_verdict']} -> {c['other_verdict']}\n"
     (OUT / "portability_results.txt").write_text(text, encoding="utf-8")
     print(text)
     return 0

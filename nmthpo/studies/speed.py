@@ -29,11 +29,13 @@ __all__ = [
     "MAKE_RESULTS_KEY",
     "MAKE_RESULTS_TARGET_MIN",
     "benchmark_output",
+    "PORTABILITY_KEYS",
     "PORTABILITY_RESULTS_FILE",
     "PORTABILITY_SAMPLE_FILE",
     "PORTABILITY_TABLES_FILE",
     "grid_totals",
     "make_results_time",
+    "portability_claims",
     "portability_results",
     "portability_sample",
     "portability_tables",
@@ -66,8 +68,10 @@ PORTABILITY_TABLES_FILE = "portability_tables.json"
 
 #: ``results/benchmarks/<this>``: every cached run of the book against the same run computed
 #: from scratch on another machine (``tools/portability.py --results DIR``): ``{"machine",
-#: "runs": [{"folder", "method", "file", "machine", "trials", "differ"}, ...], "frames":
-#: [{"file", "equal"}, ...], "missing": [...]}``.
+#: "runs": [{"folder", "method", "file", "machine", "exact", "trials", "differ"}, ...] (``exact``:
+#: the registry's ``exact_across_cpus`` of the method, null if unknown), "frames":
+#: [{"file", "equal"}, ...], "missing": [...], "claims": [{"id", "chapter", "book", "other",
+#: "book_verdict", "other_verdict"}, ...]}`` (the ledger's claims whose value or verdict differs).
 PORTABILITY_RESULTS_FILE = "portability_results.json"
 
 
@@ -214,46 +218,69 @@ def _cpu(machine: str, here: str) -> str:
     return next((p for p in machine.split("/") if p.startswith("openblas-")), machine)
 
 
-def portability_results(path: Path | None = None) -> pd.DataFrame:
+def _share(part: int, whole: int) -> str:
+    """``part / whole`` in percent, one decimal (two below 0.1 %, so that 3 in 14,060 is not
+    printed as 0)."""
+    if not whole:
+        return "–"
+    pct = 100 * part / whole
+    return f"{pct:.2f} %" if 0 < pct < 0.1 else f"{pct:.1f} %"
+
+
+#: What :func:`portability_results` can group the runs by.
+PORTABILITY_KEYS = ("folder", "method", "computed on", "exact")
+
+
+def portability_results(
+    path: Path | None = None, by: Sequence[str] = PORTABILITY_KEYS
+) -> pd.DataFrame:
     """Every cached run of the book against the same run recomputed from scratch elsewhere.
 
-    One row per (experiment folder, method, CPU the book's copy was computed on): runs,
-    trials, trials whose row sequence differs, and their share. ``computed on`` is the book's
-    run's OpenBLAS kernel family from its sidecar (``this CPU`` when it is the machine that
-    recomputed it, ``not recorded`` for runs cached before fingerprints were kept).
+    One row per group of runs (default: experiment folder, method, CPU the book's copy was
+    computed on, and whether the registry declares the method exact across CPUs,
+    ``MethodSpec.exact_across_cpus``): runs, trials, trials whose row sequence differs, and
+    their share. ``computed on`` is the book's run's OpenBLAS kernel family from its sidecar
+    (``this CPU`` when it is the machine that recomputed it, ``not recorded`` for runs cached
+    before fingerprints were kept).
 
     Parameters
     ----------
     path : Path, optional
         The stored comparison; default ``results/benchmarks/`` :data:`PORTABILITY_RESULTS_FILE`.
+    by : sequence of str
+        The grouping, a subset of :data:`PORTABILITY_KEYS` (e.g. ``("method", "exact")``).
 
     Returns
     -------
     DataFrame
-        Columns ``folder, method, computed on, runs, trials, other rows, share``; ``attrs``
+        Columns ``*by, runs, trials, other rows, share`` (``exact``: ``yes``, ``no`` or ``?``
+        where the method cannot be resolved); ``attrs``
         hold ``machine``, ``trials``, ``other`` (totals), ``frames`` and ``frames_equal``
         (the other cached frames and how many are equal), ``missing``. Empty (with these
         columns) when nothing is stored.
     """
     from nmthpo.studies.grids import book_file
 
-    cols = ["folder", "method", "computed on", "runs", "trials", "other rows", "share"]
+    keys = list(by)
+    bad = [k for k in keys if k not in PORTABILITY_KEYS]
+    if bad or not keys:
+        raise ValueError(f"by={keys!r}: group by some of {', '.join(PORTABILITY_KEYS)}")
+    cols = [*keys, "runs", "trials", "other rows", "share"]
     path = book_file("benchmarks", PORTABILITY_RESULTS_FILE) if path is None else Path(path)
     if not path.exists():
         return pd.DataFrame(columns=cols)
     data = json.loads(path.read_text(encoding="utf-8"))
     runs = pd.DataFrame(data["runs"])
     runs["computed on"] = [_cpu(m, data["machine"]) for m in runs["machine"]]
+    declared = runs["exact"] if "exact" in runs.columns else pd.Series([None] * len(runs))
+    runs["exact"] = [{True: "yes", False: "no"}.get(e, "?") for e in declared]
     out = (
-        runs.groupby(["folder", "method", "computed on"], sort=True)
+        runs.groupby(keys, sort=True)
         .agg(runs=("file", "size"), trials=("trials", "sum"), other=("differ", "sum"))
         .reset_index()
         .rename(columns={"other": "other rows"})
     )
-    out["share"] = [
-        f"{100 * o / t:.1f} %" if t else "–"
-        for o, t in zip(out["other rows"], out["trials"], strict=True)
-    ]
+    out["share"] = [_share(o, t) for o, t in zip(out["other rows"], out["trials"], strict=True)]
     out = out[cols]
     out.attrs.update(
         machine=data["machine"],
@@ -263,6 +290,38 @@ def portability_results(path: Path | None = None) -> pd.DataFrame:
         frames_equal=sum(bool(f["equal"]) for f in data["frames"]),
         missing=len(data["missing"]),
     )
+    return out
+
+
+def portability_claims(path: Path | None = None) -> pd.DataFrame:
+    """The ledger's claims whose verdict differs when every run is recomputed on another CPU.
+
+    Read from the comparison :func:`portability_results` reads (``tools/portability.py
+    --results``): one row per claim whose verdict changed, with the book's value and verdict
+    and the other CPU's. ``attrs["values"]``: how many claims changed value at all.
+
+    Returns
+    -------
+    DataFrame
+        Index ``claim``; columns ``chapter, book, verdict, other CPU, its verdict``. Empty
+        (with these columns) when nothing is stored.
+    """
+    from nmthpo.studies.grids import book_file
+
+    cols = ["chapter", "book", "verdict", "other CPU", "its verdict"]
+    path = book_file("benchmarks", PORTABILITY_RESULTS_FILE) if path is None else Path(path)
+    claims = json.loads(path.read_text(encoding="utf-8")).get("claims", []) if path.exists() else []
+    rows = [
+        {
+            "claim": c["id"], "chapter": c["chapter"], "book": c["book"],
+            "verdict": c["book_verdict"], "other CPU": c["other"],
+            "its verdict": c["other_verdict"],
+        }
+        for c in claims
+        if c["book_verdict"] != c["other_verdict"]
+    ]  # fmt: skip
+    out = pd.DataFrame(rows, columns=["claim", *cols]).set_index("claim")
+    out.attrs["values"] = len(claims)
     return out
 
 

@@ -54,8 +54,30 @@ def test_results_comparison_counts_trials_with_other_rows(tmp_path):
     )
     run.to_parquet(book / "benchmarks" / "ignored.parquet")
     out = tool.compare_results(book, other)
-    assert [(r["method"], r["trials"], r["differ"], r["machine"]) for r in out["runs"]] == [
-        ("bo-ei-m", 3, 1, "unknown")
-    ]
+    assert [
+        (r["method"], r["trials"], r["differ"], r["machine"], r["exact"]) for r in out["runs"]
+    ] == [("bo-ei-m", 3, 1, "unknown", False)]  # no sidecar: the file's name; the registry's flag
     assert out["frames"] == [{"file": "ga/rules__k.parquet", "equal": True}]
     assert out["missing"] == ["single/rs__ja-en__y.parquet"]
+    assert out["claims"] == []  # no ledger in either tree
+
+
+def test_claims_comparison_names_changed_values_and_verdicts(tmp_path):
+    import pandas as pd
+
+    tool = _tool()
+    cols = ["id", "chapter", "ours", "verdict"]
+    book = pd.DataFrame(
+        [["a", "02", "9.6", "reproduced"], ["b", "03", "1.2", "reproduced"], ["c", "04", "0", "x"]],
+        columns=cols,
+    )
+    other = book.copy()
+    other.loc[0, "ours"] = "9.9"
+    other.loc[1, ["ours", "verdict"]] = ["1.1", "not testable"]
+    book.to_csv(tmp_path / "book.csv", index=False)
+    other.to_csv(tmp_path / "other.csv", index=False)
+    out = tool.compare_claims(tmp_path / "book.csv", tmp_path / "other.csv")
+    assert [(c["id"], c["book"], c["other"], c["other_verdict"]) for c in out] == [
+        ("a", "9.6", "9.9", "reproduced"),
+        ("b", "1.2", "1.1", "not testable"),
+    ]

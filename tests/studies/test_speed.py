@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from nmthpo.studies import speed
 
 
@@ -139,16 +141,16 @@ def test_portability_results_groups_runs_by_the_cpu_that_computed_the_book_copy(
     import nmthpo.studies.grids as grids
 
     monkeypatch.setattr(grids, "results_dir", lambda: tmp_path)
-    assert speed.portability_results().empty
+    assert speed.portability_results().empty and speed.portability_claims().empty
     (tmp_path / "benchmarks").mkdir()
     here, avx512 = "x86_64/openblas-Haswell/numpy-X86_V3", "x86_64/openblas-SkylakeX/numpy-AVX"
     runs = [
         {"folder": "single", "method": "bo-ei-m", "file": "a", "machine": avx512,
-         "trials": 100, "differ": 40},
+         "exact": False, "trials": 100, "differ": 40},
         {"folder": "single", "method": "bo-ei-m", "file": "b", "machine": "unknown",
-         "trials": 100, "differ": 10},
+         "exact": False, "trials": 100, "differ": 10},
         {"folder": "single", "method": "rs", "file": "c", "machine": "unknown",
-         "trials": 100, "differ": 0},
+         "exact": True, "trials": 100, "differ": 0},
         {"folder": "pareto_arms", "method": "bo-m", "file": "d", "machine": here,
          "trials": 20, "differ": 0},
     ]  # fmt: skip
@@ -159,20 +161,45 @@ def test_portability_results_groups_runs_by_the_cpu_that_computed_the_book_copy(
                 "runs": runs,
                 "frames": [{"file": "g", "equal": True}, {"file": "h", "equal": False}],
                 "missing": ["x"],
+                "claims": [
+                    {
+                        "id": "c1",
+                        "chapter": "03",
+                        "book": "1.2 [1.1, 1.3]",
+                        "other": "1.1",
+                        "book_verdict": "reproduced",
+                        "other_verdict": "not testable",
+                    },
+                    {
+                        "id": "c2",
+                        "chapter": "02",
+                        "book": "9.6",
+                        "other": "9.9",
+                        "book_verdict": "reproduced",
+                        "other_verdict": "reproduced",
+                    },
+                ],
             }
         )  # fmt: skip
     )
+    c = speed.portability_claims()
+    assert list(c.index) == ["c1"] and c.attrs["values"] == 2
+    assert c.loc["c1", "verdict"] == "reproduced" and c.loc["c1", "its verdict"] == "not testable"
     p = speed.portability_results()
     assert list(p.columns) == [
-        "folder", "method", "computed on", "runs", "trials", "other rows", "share"
+        "folder", "method", "computed on", "exact", "runs", "trials", "other rows", "share"
     ]  # fmt: skip
-    got = {(r.folder, r.method, r._3): (r.runs, r._6, r.share) for r in p.itertuples()}
+    got = {(r.folder, r.method, r._3, r.exact): (r.runs, r._7, r.share) for r in p.itertuples()}
     assert got == {
-        ("pareto_arms", "bo-m", "this CPU"): (1, 0, "0.0 %"),
-        ("single", "bo-ei-m", "not recorded"): (1, 10, "10.0 %"),
-        ("single", "bo-ei-m", "openblas-SkylakeX"): (1, 40, "40.0 %"),
-        ("single", "rs", "not recorded"): (1, 0, "0.0 %"),
+        ("pareto_arms", "bo-m", "this CPU", "?"): (1, 0, "0.0 %"),  # no declaration stored
+        ("single", "bo-ei-m", "not recorded", "no"): (1, 10, "10.0 %"),
+        ("single", "bo-ei-m", "openblas-SkylakeX", "no"): (1, 40, "40.0 %"),
+        ("single", "rs", "not recorded", "yes"): (1, 0, "0.0 %"),
     }
+    by_exact = speed.portability_results(by=("exact",)).set_index("exact")
+    assert by_exact.loc["no", "trials"] == 200 and by_exact.loc["no", "share"] == "25.0 %"
+    with pytest.raises(ValueError, match="group by some of"):
+        speed.portability_results(by=("task",))
     assert p.attrs == {
         "machine": here, "trials": 320, "other": 50, "frames": 2, "frames_equal": 1,
         "missing": 1,
@@ -226,3 +253,9 @@ def test_targets_block_is_what_speed_targets_reads(tmp_path, monkeypatch):
     (tmp_path / "benchmarks" / "bench_x.txt").write_text("out\n" + block + "\n")
     t = speed.speed_targets("bench_x")
     assert t.loc["a, b"].tolist() == [">= 30x", "1 s / 2 s", 2.0, "no"]
+
+
+def test_a_small_share_is_not_printed_as_zero():
+    assert speed._share(3, 14060) == "0.02 %"
+    assert speed._share(0, 10) == "0.0 %" and speed._share(1, 3) == "33.3 %"
+    assert speed._share(0, 0) == "–"
