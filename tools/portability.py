@@ -105,6 +105,16 @@ for grid, method, task in runs:
 """
 
 
+def _store(name: str, payload: dict[str, Any], indent: int = 0) -> Path:
+    """Write ``payload`` as ``results/benchmarks/<name>`` atomically; return the path."""
+    from nmthpo.engine.cache import write_text
+
+    OUT.mkdir(parents=True, exist_ok=True)
+    path = OUT / name
+    write_text(path, json.dumps(payload, indent=indent, sort_keys=indent > 0) + "\n")
+    return path
+
+
 def core_types(cpuinfo: str | None = None) -> list[str]:
     """The ``OPENBLAS_CORETYPE`` values this CPU supports (from its flags)."""
     if cpuinfo is None:
@@ -210,12 +220,7 @@ def tables(core: str | None, trials: int | None, jobs: int, tasks: list[str] | N
             )  # fmt: skip
     kept = {grid: n[grid] for grid in TABLE_RUNS}
     payload = {"machine": machine_fingerprint(), "core": name, "trials": kept, "rows": rows}
-    OUT.mkdir(parents=True, exist_ok=True)
-    path = OUT / PORTABILITY_TABLES_FILE
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(payload, indent=0) + "\n", encoding="utf-8")
-    tmp.replace(path)
-    frame = portability_tables(path)
+    frame = portability_tables(_store(PORTABILITY_TABLES_FILE, payload))
     same = sum(r["same_rows"] for r in rows)
     text = (
         f"the book's GP runs of Tables 3 and 4 recomputed on {machine_fingerprint()} "
@@ -346,12 +351,7 @@ def results(other: Path) -> int:
             f"portability --results: no run of the book has a copy under {other}; give the "
             "results/ folder of a clone where `make results` ran from scratch"
         )
-    OUT.mkdir(parents=True, exist_ok=True)
-    path = OUT / PORTABILITY_RESULTS_FILE
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(payload, indent=0) + "\n", encoding="utf-8")
-    tmp.replace(path)
-    frame = portability_results(path)
+    frame = portability_results(_store(PORTABILITY_RESULTS_FILE, payload))
     trials = sum(r["trials"] for r in payload["runs"])
     differ = sum(r["differ"] for r in payload["runs"])
     equal = sum(f["equal"] for f in payload["frames"])
@@ -428,11 +428,7 @@ def main(argv: list[str] | None = None) -> int:
         "trials": args.trials,
         "budget": args.budget,
     }
-    OUT.mkdir(parents=True, exist_ok=True)
-    (OUT / PORTABILITY_SAMPLE_FILE).write_text(
-        json.dumps(payload, indent=1, sort_keys=True) + "\n", encoding="utf-8"
-    )
-    sample = portability_sample(OUT / PORTABILITY_SAMPLE_FILE)
+    sample = portability_sample(_store(PORTABILITY_SAMPLE_FILE, payload, indent=1))
     lines = [
         f"portability of the row choices: {len(methods)} methods x {len(tasks)} tasks x "
         f"{args.trials} trials, budget {args.budget}; core types: "
