@@ -313,6 +313,15 @@ def compare_results(book: Path, other: Path) -> dict[str, Any]:
     }
 
 
+def _num(value: Any) -> float | None:
+    """A ledger cell as a float (None where it is empty or not a number)."""
+    try:
+        out = float(value)
+    except (TypeError, ValueError):
+        return None
+    return out if out == out else None  # NaN: no interval
+
+
 def compare_claims(book: Path, other: Path) -> list[dict[str, Any]]:
     """The claims of the book's ledger whose value or verdict differs in ``other``'s."""
     import pandas as pd
@@ -331,6 +340,8 @@ def compare_claims(book: Path, other: Path) -> list[dict[str, Any]]:
             {
                 "id": cid, "chapter": str(x["chapter"]),
                 "book": str(x["ours"]), "other": str(y["ours"]),
+                "book_ci": [_num(x.get("ci_low")), _num(x.get("ci_high"))],
+                "other_ci": [_num(y.get("ci_low")), _num(y.get("ci_high"))],
                 "book_verdict": str(x["verdict"]), "other_verdict": str(y["verdict"]),
             }
         )  # fmt: skip

@@ -303,18 +303,29 @@ def portability_claims(path: Path | None = None) -> pd.DataFrame:
     Returns
     -------
     DataFrame
-        Index ``claim``; columns ``chapter, book, verdict, other CPU, its verdict``. Empty
-        (with these columns) when nothing is stored.
+        Index ``claim``; columns ``chapter, book, book [95% CI], verdict, other CPU, other CPU
+        [95% CI], its verdict`` (the ledger's interval of the part that decides each verdict).
+        Empty (with these columns) when nothing is stored.
     """
+    from nmthpo.engine.numbers import fmt
     from nmthpo.studies.grids import book_file
 
-    cols = ["chapter", "book", "verdict", "other CPU", "its verdict"]
+    def interval(ci: Sequence[float | None] | None) -> str:
+        if not ci or ci[0] is None or ci[1] is None:
+            return "-"
+        return f"[{fmt(ci[0])}, {fmt(ci[1])}]"
+
+    cols = [
+        "chapter", "book", "book [95% CI]", "verdict", "other CPU", "other CPU [95% CI]",
+        "its verdict",
+    ]  # fmt: skip
     path = book_file("benchmarks", PORTABILITY_RESULTS_FILE) if path is None else Path(path)
     claims = json.loads(path.read_text(encoding="utf-8")).get("claims", []) if path.exists() else []
     rows = [
         {
             "claim": c["id"], "chapter": c["chapter"], "book": c["book"],
-            "verdict": c["book_verdict"], "other CPU": c["other"],
+            "book [95% CI]": interval(c.get("book_ci")), "verdict": c["book_verdict"],
+            "other CPU": c["other"], "other CPU [95% CI]": interval(c.get("other_ci")),
             "its verdict": c["other_verdict"],
         }
         for c in claims

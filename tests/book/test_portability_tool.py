@@ -66,9 +66,13 @@ def test_claims_comparison_names_changed_values_and_verdicts(tmp_path):
     import pandas as pd
 
     tool = _tool()
-    cols = ["id", "chapter", "ours", "verdict"]
+    cols = ["id", "chapter", "ours", "verdict", "ci_low", "ci_high"]
     book = pd.DataFrame(
-        [["a", "02", "9.6", "reproduced"], ["b", "03", "1.2", "reproduced"], ["c", "04", "0", "x"]],
+        [
+            ["a", "02", "9.6", "reproduced", 9.0, 10.0],
+            ["b", "03", "1.2", "reproduced", 1.16, 1.25],
+            ["c", "04", "0", "x", None, None],
+        ],
         columns=cols,
     )
     other = book.copy()
@@ -81,3 +85,4 @@ def test_claims_comparison_names_changed_values_and_verdicts(tmp_path):
         ("a", "9.6", "9.9", "reproduced"),
         ("b", "1.2", "1.1", "not testable"),
     ]
+    assert out[1]["book_ci"] == [1.16, 1.25]

@@ -167,6 +167,8 @@ def test_portability_results_groups_runs_by_the_cpu_that_computed_the_book_copy(
                         "chapter": "03",
                         "book": "1.2 [1.1, 1.3]",
                         "other": "1.1",
+                        "book_ci": [1.152, 1.25],
+                        "other_ci": [None, None],
                         "book_verdict": "reproduced",
                         "other_verdict": "not testable",
                     },
@@ -185,6 +187,8 @@ def test_portability_results_groups_runs_by_the_cpu_that_computed_the_book_copy(
     c = speed.portability_claims()
     assert list(c.index) == ["c1"] and c.attrs["values"] == 2
     assert c.loc["c1", "verdict"] == "reproduced" and c.loc["c1", "its verdict"] == "not testable"
+    assert c.loc["c1", "book [95% CI]"] == "[1.15, 1.25]"
+    assert c.loc["c1", "other CPU [95% CI]"] == "-"
     p = speed.portability_results()
     assert list(p.columns) == [
         "folder", "method", "computed on", "exact", "runs", "trials", "other rows", "share"
