@@ -118,20 +118,20 @@ def scaled_sqdist(
             f"X1 and X2 must have the same number of columns; got {A.shape[1]} and {B.shape[1]}"
         )
     ls = _lengthscale_vector(lengthscales, A.shape[1])
+    if same:
+        return _sqdist_self(A, ls)
     A = A / ls
-    B = A if same else B / ls
+    B = B / ls
     a2 = np.einsum("ij,ij->i", A, A)
-    b2 = a2 if same else np.einsum("ij,ij->i", B, B)
+    b2 = np.einsum("ij,ij->i", B, B)
     r2 = a2[:, None] + b2[None, :] - 2.0 * (A @ B.T)
     np.maximum(r2, 0.0, out=r2)
-    if same:
-        np.fill_diagonal(r2, 0.0)
     return r2
 
 
 def _sqdist_self(X: np.ndarray, ls: np.ndarray) -> np.ndarray:
-    """``scaled_sqdist(X, None, ls)`` without its argument checks, for the likelihood's inner
-    loop: the same operations in the same order, so the same bits (tested)."""
+    """``scaled_sqdist(X, None, ls)`` without its argument checks (which it calls after
+    checking them): the likelihood's inner loop calls it directly."""
     A = X / ls
     a2 = np.einsum("ij,ij->i", A, A)
     r2 = a2[:, None] + a2[None, :] - 2.0 * (A @ A.T)

@@ -33,8 +33,8 @@ MAXLS = 20
 MAXFUN = 15000
 
 #: task[0] codes of setulb (SciPy's ``_lbfgsb_py``): function and gradient wanted, new
-#: iteration, converged, stop.
-_FG, _NEW_X, _CONVERGENCE, _STOP = 3, 1, 4, 5
+#: iteration, stop (any other code ends the loop: converged or abnormal).
+_FG, _NEW_X, _STOP = 3, 1, 5
 
 
 def _setulb() -> Callable[..., None] | None:
@@ -108,7 +108,6 @@ def minimize_lbfgsb(
     nfev = 1
     nbd = np.full(n, 2, np.int32)  # both bounds finite
     m = MAXCOR
-    fval = np.array(0.0, dtype=np.float64)
     grad = np.zeros(n, dtype=np.float64)
     wa = np.zeros(2 * m * n + 5 * n + 11 * m * m + 8 * m, np.float64)
     iwa = np.zeros(3 * n, dtype=np.int32)
@@ -118,7 +117,7 @@ def minimize_lbfgsb(
     isave = np.zeros(44, dtype=np.int32)
     dsave = np.zeros(29, dtype=np.float64)
     factr = FTOL / np.finfo(float).eps
-    f_arg: float | np.ndarray = fval
+    f_arg: float | np.ndarray = np.array(0.0, dtype=np.float64)  # what SciPy passes first
     iterations = 0
     while True:
         grad = grad.astype(np.float64)
