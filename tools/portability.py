@@ -2,6 +2,8 @@
 
     python tools/portability.py                   # the sample below, every supported core type
     python tools/portability.py --trials 2 --methods bo-ei-m,gb-ei-m --tasks ja-en
+    python tools/portability.py --methods "bo-ei-m[search=lattice;tie_rtol=1e-9]" \
+        --name portability_lattice              # a method with settings; its own report
     python tools/portability.py --tables          # the book's GP runs of Tables 3 and 4, here
 
 Run by hand (``make portability``), never inside ``make test`` or CI: on some machines
@@ -71,14 +73,17 @@ TASKS: tuple[str, ...] = ("ja-en", "ru-en", "en-ja", "sw-en")
 _CHILD = """
 import hashlib, json, sys
 import nmthpo
+from nmthpo.commands.validate import parse_settings
 from nmthpo.optimizers.registry import resolve
 methods, tasks, trials, budget = json.loads(sys.argv[1])
 out = {}
 for m in methods:
-    objective = resolve(m).objectives[0]  # bo-m, gb-m: pareto; the others: bleu
+    name, _, rest = m.partition("[")  # bo-ei-m[search=lattice;tie_rtol=1e-9]: settings
+    settings = parse_settings([p for p in rest.rstrip("]").split(";") if p])
+    objective = resolve(name).objectives[0]  # bo-m, gb-m: pareto; the others: bleu
     for t in tasks:
-        r = nmthpo.run(m, t, trials=trials, seed=0, budget=budget, stop="none",
-                       objective=objective, progress=False)
+        r = nmthpo.run(name, t, trials=trials, seed=0, budget=budget, stop="none",
+                       objective=objective, progress=False, settings=settings)
         out[f"{m} {t}"] = [hashlib.sha256(",".join(map(str, map(int, s))).encode()).hexdigest()[:12]
                            for s in r.sequences]
 print(json.dumps(out))
@@ -97,11 +102,11 @@ _TABLES_CHILD = """
 import json, sys
 import nmthpo
 from nmthpo.studies.grids import RUN_GRIDS
-jobs, cache, trials, runs = json.loads(sys.argv[1])
+jobs, cache, trials, runs, settings = json.loads(sys.argv[1])
 for grid, method, task in runs:
     g = RUN_GRIDS[grid]
     nmthpo.run(method, task, trials=trials, seed=g.seed, jobs=jobs, progress=False,
-               cache_dir=f"{cache}/{g.folder}", **g.options)
+               cache_dir=f"{cache}/{g.folder}", settings=settings, **g.options)
 """
 
 
@@ -162,8 +167,23 @@ def _child_env(core: str | None) -> dict[str, str]:
     return env
 
 
-def tables(core: str | None, trials: int | None, jobs: int, tasks: list[str] | None) -> int:
-    """``--tables``: the book's GP runs of Tables 3 and 4 recomputed here, trial by trial."""
+def tables(
+    core: str | None,
+    trials: int | None,
+    jobs: int,
+    tasks: list[str] | None,
+    settings: dict[str, Any] | None = None,
+    grids: list[str] | None = None,
+    stem: str = "portability_tables",
+) -> int:
+    """``--tables``: the book's GP runs of Tables 3 and 4 recomputed here, trial by trial.
+
+    ``settings`` (``--set``) are method settings of the recomputed runs (the book's runs keep
+    theirs), e.g. ``search=lattice;tie_rtol=1e-9``: the comparison is then the setting's
+    paired effect on the table as well as the CPU's; ``grids`` (``--grids``) picks grids of
+    :data:`TABLE_RUNS`; ``stem`` (``--name``) names the report in ``results/benchmarks/``."""
+    settings = dict(settings or {})
+    table_runs = {g: TABLE_RUNS[g] for g in (grids or TABLE_RUNS)}
     import pandas as pd
 
     import nmthpo
@@ -177,16 +197,17 @@ def tables(core: str | None, trials: int | None, jobs: int, tasks: list[str] | N
     cache = user_cache_dir() / "portability" / name
     runs = [
         (grid, m, t)
-        for grid, (methods, _) in TABLE_RUNS.items()
+        for grid, (methods, _) in table_runs.items()
         for t in (tasks or RUN_GRIDS[grid].tasks)
         for m in methods
     ]
-    n = {grid: min(trials or RUN_GRIDS[grid].trials, RUN_GRIDS[grid].trials) for grid in TABLE_RUNS}
+    n = {grid: min(trials or RUN_GRIDS[grid].trials, RUN_GRIDS[grid].trials) for grid in table_runs}
     t0 = time.perf_counter()
-    for grid in TABLE_RUNS:
+    for grid in table_runs:
         mine = [r for r in runs if r[0] == grid]
+        arg = json.dumps([jobs, str(cache), n[grid], mine, settings])
         proc = subprocess.run(
-            [sys.executable, "-c", _TABLES_CHILD, json.dumps([jobs, str(cache), n[grid], mine])],
+            [sys.executable, "-c", _TABLES_CHILD, arg],
             env=_child_env(core),
             check=False,
         )
@@ -200,7 +221,7 @@ def tables(core: str | None, trials: int | None, jobs: int, tasks: list[str] | N
         book = run_one(grid, method, task, trials=n[grid])  # the book's cache, read only
         here = nmthpo.run(
             method, task, trials=n[grid], seed=g.seed, progress=False,
-            cache_dir=cache / g.folder, **g.options,
+            cache_dir=cache / g.folder, settings=settings, **g.options,
         )  # fmt: skip
         if grid == "pareto":  # Table 4's metrics, as Chapter 3 computes them
             values = [pareto_metrics(r.frame, task)[metric].to_numpy() for r in (book, here)]
@@ -218,9 +239,14 @@ def tables(core: str | None, trials: int | None, jobs: int, tasks: list[str] | N
                     "book": float(values[0][i]), "here": float(values[1][i]),
                 }
             )  # fmt: skip
-    kept = {grid: n[grid] for grid in TABLE_RUNS}
-    payload = {"machine": machine_fingerprint(), "core": name, "trials": kept, "rows": rows}
-    frame = portability_tables(_store(PORTABILITY_TABLES_FILE, payload))
+    kept = {grid: n[grid] for grid in table_runs}
+    payload = {
+        "machine": machine_fingerprint(), "core": name, "trials": kept, "rows": rows,
+        "settings": settings,
+    }  # fmt: skip
+    if stem == "portability_tables":
+        stem = Path(PORTABILITY_TABLES_FILE).stem
+    frame = portability_tables(_store(f"{stem}.json", payload))
     same = sum(r["same_rows"] for r in rows)
     text = (
         f"the book's GP runs of Tables 3 and 4 recomputed on {machine_fingerprint()} "
@@ -229,7 +255,9 @@ def tables(core: str | None, trials: int | None, jobs: int, tasks: list[str] | N
     )
     with pd.option_context("display.width", 200, "display.max_rows", 100):
         text += frame.to_string(index=False) + "\n"
-    (OUT / "portability_tables.txt").write_text(text, encoding="utf-8")
+    if settings:
+        text = f"settings of the recomputed runs: {settings}\n" + text
+    (OUT / f"{stem}.txt").write_text(text, encoding="utf-8")
     print(text)
     return 0
 
@@ -393,6 +421,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--trials", type=int, default=None, help="default 4 (--tables: the book's)")
     p.add_argument("--budget", type=int, default=40)
     p.add_argument(
+        "--name",
+        default="portability",
+        help="stem of the sample's report in results/benchmarks/ (default portability: the "
+        "one the speed appendix reads)",
+    )
+    p.add_argument(
         "--tables",
         action="store_true",
         help="recompute the book's GP runs of Tables 3 and 4 on this CPU and compare them with "
@@ -408,13 +442,30 @@ def main(argv: list[str] | None = None) -> int:
     )
     p.add_argument("--core", default=None, help="with --tables: an OPENBLAS_CORETYPE to force")
     p.add_argument("--jobs", type=int, default=2, help="with --tables: worker processes")
+    p.add_argument(
+        "--set",
+        default="",
+        metavar="K=V;...",
+        help="with --tables: method settings of the recomputed runs (e.g. "
+        "'search=lattice;tie_rtol=1e-9')",
+    )
+    p.add_argument(
+        "--grids",
+        default=None,
+        help=f"with --tables: comma-separated subset of {','.join(TABLE_RUNS)}",
+    )
     args = p.parse_args(argv)
     sys.path.insert(0, str(ROOT))
     if args.results is not None:
         return results(args.results)
     if args.tables:
         tasks = [t for t in args.tasks.split(",") if t] if args.tasks else None
-        return tables(args.core, args.trials, args.jobs, tasks)
+        from nmthpo.commands.validate import parse_settings
+
+        settings = parse_settings([kv for kv in args.set.split(";") if kv])
+        grids = [g for g in args.grids.split(",") if g] if args.grids else None
+        stem = "portability_tables" if args.name == "portability" else args.name
+        return tables(args.core, args.trials, args.jobs, tasks, settings, grids, stem)
     args.trials = 4 if args.trials is None else args.trials
     args.tasks = ",".join(TASKS) if args.tasks is None else args.tasks
     from nmthpo.engine.cache import machine_fingerprint
@@ -439,7 +490,8 @@ def main(argv: list[str] | None = None) -> int:
         "trials": args.trials,
         "budget": args.budget,
     }
-    sample = portability_sample(_store(PORTABILITY_SAMPLE_FILE, payload, indent=1))
+    stem = Path(PORTABILITY_SAMPLE_FILE).stem if args.name == "portability" else args.name
+    sample = portability_sample(_store(f"{stem}.json", payload, indent=1))
     lines = [
         f"portability of the row choices: {len(methods)} methods x {len(tasks)} tasks x "
         f"{args.trials} trials, budget {args.budget}; core types: "
@@ -453,9 +505,9 @@ def main(argv: list[str] | None = None) -> int:
     total, diverged = int(sample["trials"].sum()), int(sample["diverge"].sum())
     lines += ["", f"all: {diverged} of {total} trials diverge ({diverged / total:.1%})"]
     text = "\n".join(lines) + "\n"
-    (OUT / "portability.txt").write_text(text, encoding="utf-8")
+    (OUT / f"{stem}.txt").write_text(text, encoding="utf-8")
     digest = hashlib.sha256(text.encode()).hexdigest()[:12]
-    print(text + f"(report {digest}: results/benchmarks/portability.txt)")
+    print(text + f"(report {digest}: results/benchmarks/{stem}.txt)")
     return 0
 
 

@@ -42,11 +42,13 @@ from typing import Any
 import numpy as np
 from scipy.linalg import LinAlgError, cholesky, lapack, solve_triangular
 
+from nmthpo.models.lattice import COLD_STEPS, WARM_STEPS, lattice_minimize
 from nmthpo.models.lbfgsb import minimize_lbfgsb
 
 __all__ = [
     "KERNELS",
     "PRIORS",
+    "SEARCHES",
     "GaussianProcess",
     "get_kernel",
     "inverse_from_cholesky",
@@ -383,6 +385,13 @@ _HYPER_NAMES = ("lengthscales", "variance", "noise")
 #: Hyperparameter priors of :class:`GaussianProcess` (``"none"``: maximum likelihood).
 PRIORS: tuple[str, ...] = ("none", "gamma")
 
+#: How :class:`GaussianProcess` optimises each start (``"lbfgsb"``: the book's runs).
+SEARCHES: tuple[str, ...] = ("lbfgsb", "lattice")
+
+#: Decision margin of the lattice search, in nats of the negative log likelihood
+#: (:mod:`nmthpo.models.lattice`: far above the noise of one evaluation, about 1e-10).
+_TOL = 1e-6
+
 
 def log_prior(theta: np.ndarray, d: int, prior: str = "gamma") -> tuple[float, np.ndarray]:
     """Log prior density (up to a constant) of the hyperparameters and its gradient in theta.
@@ -463,6 +472,12 @@ class GaussianProcess:
         ``"none"``: type-II maximum likelihood (the paper's fit). ``"gamma"``: maximum a
         posteriori under weak priors (:func:`log_prior`), which keep the length scales near the
         inputs' unit range when a handful of observations cannot determine them.
+    search : {"lbfgsb", "lattice"}
+        How each start is optimised. ``"lbfgsb"`` (the book's runs): L-BFGS-B with the analytic
+        gradient. ``"lattice"``: the pattern search of :mod:`nmthpo.models.lattice`, whose end
+        point does not depend on floating-point noise (the same hyperparameters on every CPU);
+        a warm start searches the steps :data:`~nmthpo.models.lattice.WARM_STEPS`, a random
+        restart or the first fit :data:`~nmthpo.models.lattice.COLD_STEPS`.
 
     Examples
     --------
@@ -487,8 +502,13 @@ class GaussianProcess:
         screen: int = 8,
         fused: bool = False,
         prior: str = "none",
+        search: str = "lbfgsb",
     ) -> None:
         get_kernel(kernel)  # validates the name
+        if search not in SEARCHES:
+            raise ValueError(f"unknown search {search!r}; valid: {', '.join(SEARCHES)}")
+        self.search = search
+        self._optimised = False  # a lattice fit warm-starts with fine steps once it has one
         if prior not in PRIORS:
             raise ValueError(f"unknown prior {prior!r}; valid: {', '.join(PRIORS)}")
         self.prior = prior
@@ -770,6 +790,9 @@ class GaussianProcess:
                 return 1e25, np.zeros(z.size)
             return f, g[free]
 
+        if self.search == "lattice":
+            self._set_theta(self._lattice(starts, X, ys, free, bounds, parts))
+            return
         best_f, best_th = np.inf, theta0
         for s in starts:
             x, f = minimize_lbfgsb(
@@ -780,6 +803,84 @@ class GaussianProcess:
                 best_th = s.copy()
                 best_th[free] = x
         self._set_theta(best_th)
+
+    def _lattice(
+        self,
+        starts: list[np.ndarray],
+        X: np.ndarray,
+        ys: np.ndarray,
+        free: np.ndarray,
+        bounds: np.ndarray,
+        parts: np.ndarray | None,
+    ) -> np.ndarray:
+        """The ``search="lattice"`` fit: a lattice search from every start; the first start
+        whose end value is within the lattice's tolerance of the best wins."""
+        parts = sqdist_parts(X) if parts is None else parts
+
+        def values(points: np.ndarray, base: np.ndarray) -> np.ndarray:
+            th = np.repeat(base[None, :], len(points), axis=0)
+            th[:, free] = points
+            self.n_evaluations += len(points)
+            return self._objective_values(th, X, ys, parts)
+
+        ends = []
+        for i, s in enumerate(starts):
+            steps = WARM_STEPS if i == 0 and self._optimised else COLD_STEPS
+            res = lattice_minimize(
+                functools.partial(values, base=s), s[free], bounds[free], steps=steps, tol=_TOL
+            )
+            th = s.copy()
+            th[free] = res.x
+            ends.append((res.fun, th))
+        self._optimised = True
+        best = min(f for f, _ in ends)
+        return next(th for f, th in ends if f <= best + _TOL)
+
+    def _objective_values(
+        self, thetas: np.ndarray, X: np.ndarray, ys: np.ndarray, parts: np.ndarray
+    ) -> np.ndarray:
+        """:meth:`_objective` (its value) at every row of ``thetas``, as one stack.
+
+        The kernel matrices of all rows are formed at once from ``parts``
+        (:func:`sqdist_parts`) and factorised by one stacked Cholesky of the bordered matrix
+        ``[[K, y], [y^T, c]]``: its last row is ``(L^{-1} y)^T``, so ``y^T K^{-1} y`` and
+        ``log det K`` come from one factorisation (``c = y^T y / noise + 1`` keeps the border
+        positive definite, as ``K >= noise I``). Where a matrix does not factorise the rows are
+        evaluated one by one with :meth:`_objective`'s jitter (``inf`` where even that fails).
+        Equal to :meth:`_objective` up to rounding (tested).
+        """
+        n, d = X.shape
+        out = np.empty(len(thetas))
+        chunk = max(1, int(4e6 // ((n + 1) * (n + 1))))  # about 32 MB a stack
+        for a in range(0, len(thetas), chunk):
+            th = thetas[a : a + chunk]
+            b = len(th)
+            ls2 = np.exp(-2.0 * th[:, :d])
+            var, noise = np.exp(th[:, d]), np.exp(th[:, d + 1])
+            r2 = (ls2 @ parts.reshape(d, n * n)).reshape(b, n, n)
+            K = self._from_r2(r2, 1.0)[0]
+            aug = np.empty((b, n + 1, n + 1))
+            aug[:, :n, :n] = K
+            aug[:, :n, :n] *= var[:, None, None]
+            aug[:, np.arange(n), np.arange(n)] += noise[:, None]
+            aug[:, n, :n] = ys
+            aug[:, :n, n] = ys
+            aug[:, n, n] = float(ys @ ys) / noise + 1.0
+            try:
+                L = np.linalg.cholesky(aug)
+            except np.linalg.LinAlgError:
+                for i, t in enumerate(th):
+                    try:
+                        out[a + i] = self._objective(t, X, ys, grad=False, parts=parts)[0]
+                    except LinAlgError:
+                        out[a + i] = np.inf
+                continue
+            quad = np.einsum("bi,bi->b", L[:, n, :n], L[:, n, :n])
+            logdet = np.sum(np.log(np.diagonal(L[:, :n, :n], axis1=1, axis2=2)), axis=1)
+            out[a : a + b] = 0.5 * quad + logdet + 0.5 * n * _LOG_2PI
+            if self.prior != "none":
+                out[a : a + b] -= [log_prior(t, d, self.prior)[0] for t in th]
+        return out
 
     def _kernel(self, X1: np.ndarray, X2: np.ndarray | None = None) -> np.ndarray:
         assert self._lengthscales is not None

@@ -264,6 +264,8 @@ class ScheduledGP:
         rounding, faster; ``False`` keeps the book's cached runs reproducible bit for bit.
     prior : {"none", "gamma"}
         Hyperparameter prior of every fit (:class:`~nmthpo.models.gp.GaussianProcess`).
+    search : {"lbfgsb", "lattice"}
+        How every fit searches (:class:`~nmthpo.models.gp.GaussianProcess`).
     """
 
     def __init__(
@@ -275,12 +277,14 @@ class ScheduledGP:
         between: Literal["add", "condition", "keep"] = "add",
         fused: bool = False,
         prior: str = "none",
+        search: str = "lbfgsb",
     ) -> None:
         if between not in BETWEEN:
             raise ValueError(f"unknown between {between!r}; valid: {', '.join(BETWEEN)}")
-        GaussianProcess(kernel, prior=prior)  # validates the kernel and prior names
+        GaussianProcess(kernel, prior=prior, search=search)  # validates the names
         self.kernel = kernel
         self.prior = prior
+        self.search = search
         self.schedule = schedule
         self.seed = int(seed)
         self.between = between
@@ -341,16 +345,18 @@ class ScheduledGP:
             gp = gp.copy()
         if fits:
             if gp is None:
-                gp = GaussianProcess(self.kernel, fused=self.fused, prior=self.prior)
+                gp = GaussianProcess(
+                    self.kernel, fused=self.fused, prior=self.prior, search=self.search
+                )
             for fit in fits:
                 k = offset + fit.n
                 gp.fit(X[:k], y[:k], optimize=True, rng=fit.rng(self.seed), restarts=fit.restarts)
                 history = history.after(fit)
             done = offset + fits[-1].n
         elif gp is None:  # before the first fit: initial hyperparameters
-            gp = GaussianProcess(self.kernel, fused=self.fused, prior=self.prior).fit(
-                X, y, optimize=False
-            )
+            gp = GaussianProcess(
+                self.kernel, fused=self.fused, prior=self.prior, search=self.search
+            ).fit(X, y, optimize=False)
             return gp, history
         else:
             done = self._rows

@@ -63,6 +63,7 @@ __all__ = [
     "TableOptimizer",
     "integer_like",
     "quote_value",
+    "snap_ties",
     "user_code",
     "user_code_error",
 ]
@@ -188,6 +189,22 @@ class RunContext:
     columns: tuple[str, ...]
     scales: tuple[str, ...]
     configs: Any = field(repr=False, compare=False)
+
+
+def snap_ties(scores: np.ndarray, rtol: float) -> np.ndarray:
+    """Set every finite score within ``rtol * |max|`` of the maximum to the maximum.
+
+    Scores that close are ties for :meth:`TableOptimizer.argmax_candidate` (its random
+    tie-break), so rounding noise (another BLAS kernel, another summation order) never decides
+    between them: the graph methods' ``tie_rtol`` and GP-BO's ``tie_rtol``.
+    """
+    s = np.asarray(scores, dtype=float).copy()
+    finite = np.isfinite(s)
+    if not finite.any():
+        return s
+    top = s[finite].max()
+    s[finite & (s >= top - rtol * abs(top))] = top
+    return s
 
 
 class TableOptimizer:

@@ -51,7 +51,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from nmthpo.optimizers.base import TableOptimizer
+from nmthpo.optimizers.base import TableOptimizer, snap_ties
 from nmthpo.optimizers.settings import setting
 
 if TYPE_CHECKING:
@@ -100,6 +100,17 @@ class GPBOSettings:
         "hyperparameter prior: none (maximum likelihood, the paper) or gamma (MAP, weak priors)",
         choices=("none", "gamma"),
     )
+    search: str = setting(
+        "lbfgsb",
+        "hyperparameter search: lbfgsb (the book's runs) or lattice (the same fit on every CPU)",
+        choices=("lbfgsb", "lattice"),
+    )
+    tie_rtol: float = setting(
+        0.0,
+        "EI values within this relative distance of the best are ties (0: exact ties only)",
+        low=0.0,
+        high=1e-3,
+    )
 
 
 class GPBO(TableOptimizer):
@@ -133,6 +144,15 @@ class GPBO(TableOptimizer):
         ``"none"``: the GP's hyperparameters maximise the likelihood (Section 5.1);
         ``"gamma"``: they maximise the likelihood times weak priors
         (:func:`nmthpo.models.gp.log_prior`), registered as ``bo-ei-map``.
+    search : {"lbfgsb", "lattice"}
+        How each hyperparameter fit searches (:class:`~nmthpo.models.gp.GaussianProcess`):
+        ``"lbfgsb"`` (the book's runs) or ``"lattice"``, whose fitted hyperparameters are the
+        same on every CPU (:mod:`nmthpo.models.lattice`). The exact schedule only.
+    tie_rtol : float
+        EI values within ``tie_rtol * |max|`` of the maximum are ties for the random
+        tie-break (:func:`~nmthpo.optimizers.base.snap_ties`); 0 (the book's runs): exact ties
+        only. With ``search="lattice"`` and ``tie_rtol=1e-9`` a run chooses the same rows
+        under every BLAS kernel (issue 25; measured in the speed appendix).
     """
 
     objectives = ("bleu",)
@@ -152,6 +172,8 @@ class GPBO(TableOptimizer):
         schedule: str = "exact",
         refit_growth: float = 0.2,
         prior: str = "none",
+        search: str = "lbfgsb",
+        tie_rtol: float = 0.0,
         **settings: Any,
     ) -> None:
         from nmthpo.models.gp import KERNELS
@@ -170,6 +192,10 @@ class GPBO(TableOptimizer):
             raise ValueError(f"unknown schedule {schedule!r}; valid: {', '.join(SCHEDULES)}")
         if not (np.isfinite(refit_growth) and refit_growth > 0):
             raise ValueError(f"refit_growth must be a positive number; got {refit_growth!r}")
+        if search != "lbfgsb" and schedule != "exact":
+            raise ValueError(f"search={search!r} needs schedule='exact'; got {schedule!r}")
+        if not (np.isfinite(tie_rtol) and tie_rtol >= 0):
+            raise ValueError(f"tie_rtol must be a number >= 0; got {tie_rtol!r}")
         if not np.isfinite(xi):
             raise ValueError(f"xi must be a finite number; got {xi!r}")
         if self.X.ndim != 2 or not np.all(np.isfinite(self.X)):
@@ -187,7 +213,10 @@ class GPBO(TableOptimizer):
             restart_every=self.restart_every,
         )
         self.prior = prior
-        self.model = ScheduledGP(kernel, self.schedule, self._seed, between="add", prior=prior)
+        self.tie_rtol = float(tie_rtol)
+        self.model = ScheduledGP(
+            kernel, self.schedule, self._seed, between="add", prior=prior, search=search
+        )
         self.schedule_name = schedule
         self.rowgp: RowGP | None = None
         if schedule == "fast":
@@ -241,7 +270,7 @@ class GPBO(TableOptimizer):
         scores[cand] = expected_improvement(
             mean, np.sqrt(var), float(np.max(self.y_array)), self.xi
         )
-        return self.argmax_candidate(scores)
+        return self.argmax_candidate(snap_ties(scores, self.tie_rtol) if self.tie_rtol else scores)
 
     def predict_mean(self) -> np.ndarray:
         """Posterior mean BLEU of every row given all observations so far, shape (n,).

@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from nmthpo.optimizers.base import TableOptimizer
+from nmthpo.optimizers.base import TableOptimizer, snap_ties
 from nmthpo.optimizers.settings import ROWS, setting
 
 # SciPy comes in with nmthpo.models: imported where used, so that reading GraphSMBO.Settings
@@ -51,17 +51,6 @@ __all__ = [
 KERNELS = ("matern52", "rbf")
 ACQUISITIONS = ("ei", "eif")
 EIF_METHODS = ("fast", "naive")
-
-
-def snap_ties(scores: np.ndarray, rtol: float) -> np.ndarray:
-    """Set every finite score within ``rtol * |max|`` of the maximum to the maximum."""
-    s = np.asarray(scores, dtype=float).copy()
-    finite = np.isfinite(s)
-    if not finite.any():
-        return s
-    top = s[finite].max()
-    s[finite & (s >= top - rtol * abs(top))] = top
-    return s
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from nmthpo.optimizers.base import snap_ties
 from nmthpo.optimizers.bo import GPBO
 from nmthpo.optimizers.registry import make_optimizer
 
@@ -120,3 +121,39 @@ def test_schedule_is_the_shared_one_with_unchanged_defaults() -> None:
     assert opt.model.between == "add" and opt.gp is None
     opt = GPBO(X, np.random.default_rng(0), refit_every=4, restarts=1, restart_every=3)
     assert opt.schedule == RefitSchedule(every=4, restarts=1, restart_every=3)
+
+
+def test_lattice_search_and_tie_rtol_settings() -> None:
+    X, y = _table(6)
+    rng = np.random.default_rng(0)
+    opt = GPBO(X, rng, search="lattice", tie_rtol=1e-9)
+    assert opt.model.search == "lattice" and opt.tie_rtol == 1e-9
+    rows = _run(opt, y, np.random.default_rng(1), 12)
+    assert len(set(rows)) == len(rows) == 15
+    again = _run(
+        GPBO(X, np.random.default_rng(0), search="lattice", tie_rtol=1e-9),
+        y,
+        np.random.default_rng(1),
+        12,
+    )
+    assert rows == again
+    with pytest.raises(ValueError, match="schedule='exact'"):
+        GPBO(X, rng, search="lattice", schedule="fast")
+    with pytest.raises(ValueError, match="tie_rtol"):
+        GPBO(X, rng, tie_rtol=-1.0)
+    with pytest.raises(ValueError, match="unknown search"):
+        GPBO(X, rng, search="newton")
+
+
+def test_tie_rtol_makes_near_ties_a_random_choice() -> None:
+    """EI values one ulp apart are a tie with ``tie_rtol`` (which row wins is then the
+    generator's choice, not the last bit's), and a strict maximum without it."""
+    X, _ = _table(4)
+    scores = np.zeros(len(X))
+    scores[[3, 9]] = [0.5, np.nextafter(0.5, 1.0)]
+    picks = set()
+    for seed in range(20):
+        opt = GPBO(X, np.random.default_rng(seed), tie_rtol=1e-9)
+        picks.add(opt.argmax_candidate(snap_ties(scores, opt.tie_rtol)))
+    assert picks == {3, 9}
+    assert GPBO(X, np.random.default_rng(0)).argmax_candidate(scores) == 9
