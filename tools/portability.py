@@ -71,13 +71,14 @@ METHODS: tuple[str, ...] = (
 TASKS: tuple[str, ...] = ("ja-en", "ru-en", "en-ja", "sw-en")
 
 _CHILD = """
-import hashlib, json, sys
+import hashlib, json, sys, time
 import nmthpo
 from nmthpo.commands.validate import parse_settings
 from nmthpo.optimizers.registry import resolve
 methods, tasks, trials, budget = json.loads(sys.argv[1])
-out = {}
+out, seconds = {}, {}
 for m in methods:
+    t0 = time.perf_counter()
     name, _, rest = m.partition("[")  # bo-ei-m[search=lattice;tie_rtol=1e-9]: settings
     settings = parse_settings([p for p in rest.rstrip("]").split(";") if p])
     objective = resolve(name).objectives[0]  # bo-m, gb-m: pareto; the others: bleu
@@ -86,7 +87,8 @@ for m in methods:
                        objective=objective, progress=False, settings=settings)
         out[f"{m} {t}"] = [hashlib.sha256(",".join(map(str, map(int, s))).encode()).hexdigest()[:12]
                            for s in r.sequences]
-print(json.dumps(out))
+    seconds[m] = round(time.perf_counter() - t0, 2)
+print(json.dumps({"hashes": out, "seconds": seconds}))
 """
 
 
@@ -141,9 +143,9 @@ def core_types(cpuinfo: str | None = None) -> list[str]:
 
 def run_under(
     core: str | None, methods: list[str], tasks: list[str], trials: int, budget: int
-) -> dict[str, list[str]]:
+) -> tuple[dict[str, list[str]], dict[str, float]]:
     """The trial hashes of the sample in a fresh process with ``OPENBLAS_CORETYPE=core``
-    (``None``: the variable removed, OpenBLAS's own choice)."""
+    (``None``: the variable removed, OpenBLAS's own choice), and each method's seconds."""
     proc = subprocess.run(
         [sys.executable, "-c", _CHILD, json.dumps([methods, tasks, trials, budget])],
         env=_child_env(core),
@@ -155,7 +157,8 @@ def run_under(
         raise SystemExit(
             f"portability: the run under {core or 'default'} failed:\n{proc.stderr[-2000:]}"
         )
-    return dict(json.loads(proc.stdout.strip().splitlines()[-1]))
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    return dict(out["hashes"]), dict(out["seconds"])
 
 
 def _child_env(core: str | None) -> dict[str, str]:
@@ -475,10 +478,13 @@ def main(argv: list[str] | None = None) -> int:
     cores: list[str | None] = [None, *core_types()]
     hashes: dict[str, dict[str, list[str]]] = {}
     seconds: dict[str, float] = {}
+    method_seconds: dict[str, dict[str, float]] = {}
     for core in cores:
         name = core or "default"
         t0 = time.perf_counter()
-        hashes[name] = run_under(core, methods, tasks, args.trials, args.budget)
+        hashes[name], method_seconds[name] = run_under(
+            core, methods, tasks, args.trials, args.budget
+        )
         seconds[name] = round(time.perf_counter() - t0, 1)
         print(f"ran the sample under {name} in {seconds[name]} s", file=sys.stderr)
     from nmthpo.studies.speed import PORTABILITY_SAMPLE_FILE, portability_sample
@@ -486,6 +492,7 @@ def main(argv: list[str] | None = None) -> int:
     payload = {
         "cores": [c or "default" for c in cores],
         "seconds": seconds,
+        "method_seconds": method_seconds,
         "hashes": hashes,
         "trials": args.trials,
         "budget": args.budget,

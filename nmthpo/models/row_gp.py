@@ -55,6 +55,8 @@ class RowGP:
         Fit with the fused likelihood (see :class:`~nmthpo.models.gp.GaussianProcess`).
     prior : {"none", "gamma"}
         Hyperparameter prior of every fit (:class:`~nmthpo.models.gp.GaussianProcess`).
+    search : {"lbfgsb", "lattice"}
+        How every fit searches (:class:`~nmthpo.models.gp.GaussianProcess`).
     """
 
     def __init__(
@@ -69,6 +71,7 @@ class RowGP:
         first_fit: int = 3,
         fused: bool = False,
         prior: str = "none",
+        search: str = "lbfgsb",
     ) -> None:
 
         self.X = np.asarray(X, dtype=float)
@@ -85,7 +88,13 @@ class RowGP:
             restart_rule="doubling",
         )
         self.model = ScheduledGP(
-            kernel, self.schedule, self.seed, between="keep", fused=fused, prior=prior
+            kernel,
+            self.schedule,
+            self.seed,
+            between="keep",
+            fused=fused,
+            prior=prior,
+            search=search,
         )
         self.rows: list[int] = []
         self.values: list[float] = []

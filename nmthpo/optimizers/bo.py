@@ -147,7 +147,7 @@ class GPBO(TableOptimizer):
     search : {"lbfgsb", "lattice"}
         How each hyperparameter fit searches (:class:`~nmthpo.models.gp.GaussianProcess`):
         ``"lbfgsb"`` (the book's runs) or ``"lattice"``, whose fitted hyperparameters are the
-        same on every CPU (:mod:`nmthpo.models.lattice`). The exact schedule only.
+        same on every CPU (:mod:`nmthpo.models.lattice`).
     tie_rtol : float
         EI values within ``tie_rtol * |max|`` of the maximum are ties for the random
         tie-break (:func:`~nmthpo.optimizers.base.snap_ties`); 0 (the book's runs): exact ties
@@ -192,8 +192,6 @@ class GPBO(TableOptimizer):
             raise ValueError(f"unknown schedule {schedule!r}; valid: {', '.join(SCHEDULES)}")
         if not (np.isfinite(refit_growth) and refit_growth > 0):
             raise ValueError(f"refit_growth must be a positive number; got {refit_growth!r}")
-        if search != "lbfgsb" and schedule != "exact":
-            raise ValueError(f"search={search!r} needs schedule='exact'; got {schedule!r}")
         if not (np.isfinite(tie_rtol) and tie_rtol >= 0):
             raise ValueError(f"tie_rtol must be a number >= 0; got {tie_rtol!r}")
         if not np.isfinite(xi):
@@ -232,6 +230,7 @@ class GPBO(TableOptimizer):
                 first_fit=3,
                 fused=True,
                 prior=prior,
+                search=search,
             )
 
     @property

@@ -52,7 +52,7 @@ from typing import Any
 
 import numpy as np
 
-from nmthpo.optimizers.base import TableOptimizer
+from nmthpo.optimizers.base import TableOptimizer, snap_ties
 from nmthpo.optimizers.settings import ROWS, setting
 
 # SciPy (directly and through nmthpo.models) is imported where used, so that reading
@@ -100,6 +100,17 @@ class ParetoSMBOSettings:
     refresh_every: int = setting(
         200, "graph: recompute the inverse after this many downdates", low=0, high=1_000_000
     )
+    search: str = setting(
+        "lbfgsb",
+        "GP: hyperparameter search, lbfgsb (the book's runs) or lattice (the same on every CPU)",
+        choices=("lbfgsb", "lattice"),
+    )
+    tie_rtol: float = setting(
+        0.0,
+        "EHVI values within this relative distance of the best are ties (0: exact ties only)",
+        low=0.0,
+        high=1e-3,
+    )
 
 
 class ParetoSMBO(TableOptimizer):
@@ -126,6 +137,12 @@ class ParetoSMBO(TableOptimizer):
         observations; ``restarts`` random restarts (first checkpoint, then at each doubling).
     k, lengthscale, eps, refresh_every : graph only
         See :class:`nmthpo.optimizers.graph.GraphSMBO` (``None``: the paper's rules).
+    search : {"lbfgsb", "lattice"}
+        GP only: how each hyperparameter fit searches (:class:`~nmthpo.models.gp.GaussianProcess`;
+        ``"lattice"``: the same fitted hyperparameters on every CPU).
+    tie_rtol : float
+        EHVI values within ``tie_rtol * |max|`` of the maximum are ties for the random
+        tie-break (:func:`~nmthpo.optimizers.base.snap_ties`); 0 (the book's runs): exact ties.
     """
 
     objectives = ("pareto",)
@@ -148,6 +165,8 @@ class ParetoSMBO(TableOptimizer):
         lengthscale: float | None = None,
         eps: float | None = None,
         refresh_every: int = 200,
+        search: str = "lbfgsb",
+        tie_rtol: float = 0.0,
         **settings: Any,
     ) -> None:
         from nmthpo.models.gp import KERNELS
@@ -159,6 +178,9 @@ class ParetoSMBO(TableOptimizer):
             raise ValueError(f"unknown kernel {kernel!r}; valid kernels: {', '.join(KERNELS)}")
         if not ref_margin > 0:
             raise ValueError(f"ref_margin must be > 0; got {ref_margin}")
+        if not (np.isfinite(tie_rtol) and tie_rtol >= 0):
+            raise ValueError(f"tie_rtol must be a number >= 0; got {tie_rtol!r}")
+        self.tie_rtol = float(tie_rtol)
         if self.X.ndim != 2 or not np.all(np.isfinite(self.X)):
             raise ValueError("X must be a finite 2-d array (n rows, d encoded hyperparameters)")
         graph_only = {"k": k, "lengthscale": lengthscale, "eps": eps}
@@ -182,6 +204,7 @@ class ParetoSMBO(TableOptimizer):
                     refit_growth=refit_growth,
                     refit_until=refit_until,
                     restarts=restarts,
+                    search=search,
                 )
                 for j in range(2)
             ]
@@ -269,7 +292,8 @@ class ParetoSMBO(TableOptimizer):
         self.remaining()  # raises once every row has been evaluated
         if not self.rows:
             return self.random_candidate()
-        return self.argmax_candidate(self.scores())
+        scores = self.scores()
+        return self.argmax_candidate(snap_ties(scores, self.tie_rtol) if self.tie_rtol else scores)
 
     def predict_mean(self) -> np.ndarray:
         """The BLEU surrogate's posterior mean for every row, shape (n,) (``NaN`` before data)."""

@@ -352,7 +352,9 @@ def portability_sample(path: Path | None = None) -> pd.DataFrame:
     DataFrame
         Index ``method`` (sorted by name); columns ``trials``, ``diverge``, ``rate``
         (a fraction) and ``where`` (``task#trial (core types)``, or ``-``). Empty (with these
-        columns) when nothing is stored; ``attrs`` hold ``cores``, ``trials`` and ``budget``.
+        columns) when nothing is stored; ``attrs`` hold ``cores``, ``trials``, ``budget`` and
+        ``seconds`` (each method's seconds under the default core type, summed over the tasks;
+        empty for a sample stored before they were recorded).
     """
     from nmthpo.studies.grids import book_file
 
@@ -383,7 +385,12 @@ def portability_sample(path: Path | None = None) -> pd.DataFrame:
         for m, n in trials.items()
     ]
     frame = pd.DataFrame(rows, columns=["method", *cols]).set_index("method")
-    frame.attrs.update(cores=list(data["cores"]), trials=data["trials"], budget=data["budget"])
+    frame.attrs.update(
+        cores=list(data["cores"]),
+        trials=data["trials"],
+        budget=data["budget"],
+        seconds=dict(data.get("method_seconds", {}).get("default", {})),
+    )
     return frame
 
 

@@ -14,7 +14,8 @@ BOX = np.array([[-4.0, 4.0], [-4.0, 4.0], [-6.0, 1.0]])
 
 
 def _quadratic(centre: np.ndarray, scale: np.ndarray):
-    return lambda x: float(np.sum(scale * (np.asarray(x) - centre) ** 2))
+    """The batched objective ``values(points)`` of a separable quadratic."""
+    return lambda P: np.sum(scale * (np.asarray(P) - centre) ** 2, axis=1)
 
 
 def test_snap_rounds_to_the_lattice_and_clips() -> None:
@@ -37,8 +38,8 @@ def test_stops_at_a_bound() -> None:
 
 
 def test_non_finite_values_are_never_an_improvement() -> None:
-    def f(x: np.ndarray) -> float:
-        return np.nan if x[0] > 0.5 else float(np.sum((x - 2.0) ** 2))
+    def f(P: np.ndarray) -> np.ndarray:
+        return np.where(P[:, 0] > 0.5, np.nan, np.sum((P - 2.0) ** 2, axis=1))
 
     res = lattice_minimize(f, np.zeros(3), BOX)
     assert res.x[0] <= 0.5 and np.isfinite(res.fun)
@@ -71,8 +72,8 @@ def test_noise_far_below_the_tolerance_never_changes_the_end_point(
     f = _quadratic(c, w)
     rng = np.random.default_rng(seed)
 
-    def noisy(x: np.ndarray) -> float:
-        return f(x) * (1.0 + 1e-11 * rng.standard_normal())
+    def noisy(P: np.ndarray) -> np.ndarray:
+        return f(P) * (1.0 + 1e-11 * rng.standard_normal(len(P)))
 
     a = lattice_minimize(f, np.zeros(3), BOX)
     b = lattice_minimize(noisy, np.zeros(3), BOX)
@@ -105,6 +106,21 @@ def test_gp_lattice_fit_is_unchanged_by_noise_in_the_targets_bits() -> None:
     a = GaussianProcess(search="lattice").fit(X, y, rng=np.random.default_rng(2), restarts=1)
     b = GaussianProcess(search="lattice").fit(X, y2, rng=np.random.default_rng(2), restarts=1)
     np.testing.assert_array_equal(a.theta, b.theta)
+
+
+@pytest.mark.parametrize("kernel", ["matern52", "rbf"])
+@pytest.mark.parametrize("prior", ["none", "gamma"])
+def test_stacked_likelihood_equals_the_single_one(kernel: str, prior: str) -> None:
+    from nmthpo.models.gp import sqdist_parts
+
+    X, y = _data(25, 4)
+    ys = (y - y.mean()) / y.std()
+    gp = GaussianProcess(kernel, prior=prior)
+    thetas = np.random.default_rng(5).normal(scale=0.7, size=(9, X.shape[1] + 2))
+    thetas[0, -1] = np.log(1e-6)  # the smallest noise: the border term is largest
+    got = gp._objective_values(thetas, X, ys, sqdist_parts(X))
+    want = [gp._objective(t, X, ys, grad=False)[0] for t in thetas]
+    np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-9)
 
 
 def test_gp_refuses_an_unknown_search() -> None:
