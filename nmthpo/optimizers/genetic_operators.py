@@ -11,7 +11,9 @@ stream) and the ask/tell optimiser (:class:`nmthpo.optimizers.ga.GAOptimizer`, a
 * :func:`selection_probabilities`, :func:`roulette` (:class:`Wheel` for many spins),
   :func:`fitter_first` -- fitness-
   proportional (roulette-wheel) selection of two parents, the fitter one first (Section 3.3);
-* :func:`one_point_crossover` (Section 3.4) and :func:`two_point_crossover` (Section 5);
+* :func:`one_point_crossover` (Section 3.4) and :func:`two_point_crossover` (Section 5), each
+  checking its arguments and then calling its ``*_unchecked`` form, which the simulation's inner
+  loop calls directly (the one definition of each operator);
 * :func:`mutate`, :func:`mutation_candidates` -- one gene redrawn, never in the weakest
   individual (Section 3.5);
 * :func:`weakest_index` -- the individual a steady-state offspring replaces (Section 2).
@@ -37,9 +39,11 @@ __all__ = [
     "mutate",
     "mutation_candidates",
     "one_point_crossover",
+    "one_point_crossover_unchecked",
     "roulette",
     "selection_probabilities",
     "two_point_crossover",
+    "two_point_crossover_unchecked",
     "weakest_index",
 ]
 
@@ -122,7 +126,7 @@ class GeneSpace:
 
     def chromosome(self, row: int) -> tuple[int, ...]:
         """The chromosome (value indices) of table row ``row``."""
-        return tuple(int(v) for v in self.genes[row])
+        return tuple(map(int, self.genes[row].tolist()))
 
     def decode(self, chrom: Sequence[int]) -> tuple[float, ...]:
         """Hyperparameter values of a chromosome, e.g. ``(10000.0, 4.0, 512.0, ...)``."""
@@ -149,7 +153,7 @@ class Wheel:
     picks. The generational GA spins one generation's wheel ``2 m`` times or more.
     """
 
-    __slots__ = ("_acc", "_index", "total")
+    __slots__ = ("_acc", "_pick", "total")
 
     def __init__(self, fitness: Sequence[float]) -> None:
         total = float(sum(fitness))
@@ -158,17 +162,20 @@ class Wheel:
         self.total = total
         acc = 0.0
         self._acc: list[float] = []
-        self._index: list[int] = []
+        self._pick: list[int] = []
         for i, f in enumerate(fitness):
             if f > 0:
                 acc += f
                 self._acc.append(acc)
-                self._index.append(i)
+                self._pick.append(i)
+        # a spin at or past the last sum (``u * F`` rounded up to ``F``) picks the last
+        # individual of positive fitness, as roulette does: one more entry spares every spin
+        # a bounds test
+        self._pick.append(self._pick[-1])
 
     def spin(self, u: float) -> int:
         """Index picked for a uniform ``u`` in [0, 1): first ``i`` with ``u*F < F_i``."""
-        k = bisect_right(self._acc, u * self.total)
-        return self._index[k if k < len(self._index) else -1]
+        return self._pick[bisect_right(self._acc, u * self.total)]
 
 
 def roulette(fitness: Sequence[float], u: float) -> int:
@@ -195,20 +202,48 @@ def roulette(fitness: Sequence[float], u: float) -> int:
 
 
 def one_point_crossover(p1: Sequence[int], p2: Sequence[int], point: int) -> tuple[int, ...]:
-    """Genes ``[:point]`` of ``p1`` (the fitter parent) and ``[point:]`` of ``p2`` (Section 3.4)."""
+    """Genes ``[:point]`` of ``p1`` (the fitter parent) and ``[point:]`` of ``p2`` (Section 3.4).
+
+    Checks its arguments, then calls :func:`one_point_crossover_unchecked`.
+    """
     if len(p1) != len(p2):
         raise ValueError("parents must have the same number of genes")
     if not 0 <= point <= len(p1):
         raise ValueError(f"crossover point must be in 0..{len(p1)}, got {point}")
-    return tuple(p1[:point]) + tuple(p2[point:])
+    return one_point_crossover_unchecked(tuple(p1), tuple(p2), point)
+
+
+def one_point_crossover_unchecked(
+    p1: tuple[int, ...], p2: tuple[int, ...], point: int
+) -> tuple[int, ...]:
+    """:func:`one_point_crossover` of two tuples, the arguments not checked.
+
+    For an inner loop whose parents are tuples of one length and whose point is in
+    ``0..len(p1)`` by construction (the study's simulation breeds millions of children).
+    """
+    return p1[:point] + p2[point:]
 
 
 def two_point_crossover(p1: Sequence[int], p2: Sequence[int], a: int, b: int) -> tuple[int, ...]:
-    """Genes of ``p1`` with those in ``[min(a,b), max(a,b))`` taken from ``p2`` (Section 5)."""
+    """Genes of ``p1`` with those in ``[min(a,b), max(a,b))`` taken from ``p2`` (Section 5).
+
+    Checks its arguments, then calls :func:`two_point_crossover_unchecked`.
+    """
     lo, hi = min(a, b), max(a, b)
     if len(p1) != len(p2) or not 0 <= lo <= hi <= len(p1):
         raise ValueError(f"cut points must be in 0..{len(p1)} for equal-length parents")
-    return tuple(p1[:lo]) + tuple(p2[lo:hi]) + tuple(p1[hi:])
+    return two_point_crossover_unchecked(tuple(p1), tuple(p2), a, b)
+
+
+def two_point_crossover_unchecked(
+    p1: tuple[int, ...], p2: tuple[int, ...], a: int, b: int
+) -> tuple[int, ...]:
+    """:func:`two_point_crossover` of two tuples, the arguments not checked.
+
+    As :func:`one_point_crossover_unchecked`: the cut points must be in ``0..len(p1)``.
+    """
+    lo, hi = (a, b) if a <= b else (b, a)
+    return p1[:lo] + p2[lo:hi] + p1[hi:]
 
 
 def fitter_first(i: int, j: int, fitness: Sequence[float]) -> tuple[int, int]:

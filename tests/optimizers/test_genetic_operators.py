@@ -16,9 +16,11 @@ from nmthpo.optimizers.genetic_operators import (
     mutate,
     mutation_candidates,
     one_point_crossover,
+    one_point_crossover_unchecked,
     roulette,
     selection_probabilities,
     two_point_crossover,
+    two_point_crossover_unchecked,
     weakest_index,
 )
 
@@ -84,6 +86,18 @@ def test_one_point_crossover_by_hand():
 def test_two_point_crossover_by_hand():
     p1, p2 = (0, 0, 0, 0, 0, 0), (1, 1, 1, 1, 1, 1)
     assert two_point_crossover(p1, p2, 4, 1) == (0, 1, 1, 1, 0, 0)
+
+
+@given(st.data(), st.integers(0, 8))
+def test_unchecked_crossovers_breed_what_the_checked_ones_breed(data, d):
+    # the simulation's inner loop calls the unchecked forms on tuple parents: same children
+    genes = st.lists(st.integers(0, 5), min_size=d, max_size=d)
+    p1, p2 = data.draw(genes), data.draw(genes)
+    c, a, b = (data.draw(st.integers(0, d)) for _ in range(3))
+    assert one_point_crossover_unchecked(tuple(p1), tuple(p2), c) == one_point_crossover(p1, p2, c)
+    assert two_point_crossover_unchecked(tuple(p1), tuple(p2), a, b) == two_point_crossover(
+        p1, p2, a, b
+    )
 
 
 def test_weakest_is_first_minimum():

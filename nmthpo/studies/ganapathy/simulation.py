@@ -81,12 +81,23 @@ probability proportional to ``1 / fitness``; a zero-fitness individual is replac
 
 The operators themselves (selection, crossover, mutation) are the pure functions of
 :mod:`nmthpo.optimizers.genetic_operators`, shared with the ask/tell optimiser.
+
+Why the loops read as they do: a chapter's tables breed tens of millions of children, one uniform
+at a time, in pure Python, so the cost is the interpreter's per-call overhead. The loops
+therefore bind the uniform stream's builtin ``next`` (:attr:`Uniforms.next`) and the rules to
+local names once per iteration, map a uniform to an index with :func:`_below` (the one
+definition, also behind :meth:`Uniforms.integer`), and call the crossover operators'
+``*_unchecked`` forms (the checked public functions validate, then call them); a generation's
+roulette wheel is built once (:class:`~nmthpo.optimizers.genetic_operators.Wheel`). None of this
+changes a number: the same uniforms are consumed in the same order and every pick and sum equals
+the plainer code's, so the tables are byte-identical (the tests pin counts of every variant).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import chain
 
 import numpy as np
 
@@ -95,9 +106,9 @@ from nmthpo.optimizers.genetic_operators import (
     Wheel,
     fitter_first,
     mutate,
-    one_point_crossover,
+    one_point_crossover_unchecked,
     roulette,
-    two_point_crossover,
+    two_point_crossover_unchecked,
 )
 
 __all__ = ["MAX_CYCLES", "GARules", "Uniforms", "ga_count"]
@@ -110,27 +121,53 @@ MAX_CYCLES = 1_000_000
 class Uniforms:
     """Buffered uniforms from one Generator (fast scalar draws in the Python inner loop).
 
-    Calling it returns the next uniform in [0, 1) of ``rng.random(block)`` blocks;
-    :meth:`integer` maps one uniform to ``0..n-1``.
+    The values are those of ``rng.random(block)`` blocks, in order; a block is drawn only when
+    the previous one is used up (and the first at the first draw), so the Generator advances
+    exactly as one ``rng.random(block)`` call per ``block`` values consumed.
+
+    Parameters
+    ----------
+    rng : numpy.random.Generator
+        The source; it is bound at construction (``rng`` and ``block`` are read-only in effect).
+    block : int
+        Uniforms drawn per call of ``rng.random`` (>= 1).
+
+    Attributes
+    ----------
+    next : callable
+        ``next()`` returns the next uniform in [0, 1): a bound builtin (an iterator's
+        ``__next__``), the cheapest call Python has, which inner loops bind to a local name.
+        Calling the instance, ``u()``, does the same.
     """
 
     def __init__(self, rng: np.random.Generator, block: int = 4096) -> None:
+        if int(block) < 1:
+            raise ValueError(f"block must be >= 1, got {block}")
         self.rng = rng
-        self.block = block
-        self.buf: list[float] = []
-        self.i = 0
+        self.block = int(block)
+        self.next: Callable[[], float] = chain.from_iterable(_blocks(rng, self.block)).__next__
 
     def __call__(self) -> float:
-        if self.i >= len(self.buf):
-            self.buf = self.rng.random(self.block).tolist()
-            self.i = 0
-        u = self.buf[self.i]
-        self.i += 1
-        return u
+        return self.next()
 
     def integer(self, n: int) -> int:
-        """A uniform integer in ``0..n-1`` from the next uniform."""
-        return min(int(self() * n), n - 1)
+        """A uniform integer in ``0..n-1`` from the next uniform (:func:`_below`)."""
+        return _below(self.next(), n)
+
+
+def _blocks(rng: np.random.Generator, block: int) -> Iterator[list[float]]:
+    """``rng.random(block)`` as lists, one drawn each time the consumer asks for the next."""
+    while True:
+        yield rng.random(block).tolist()
+
+
+def _below(u: float, n: int) -> int:
+    """The integer in ``0..n-1`` a uniform ``u`` in [0, 1) picks: ``int(u * n)``, at most n-1.
+
+    (``u * n`` may round up to ``n`` for ``u`` just below 1.)
+    """
+    k = int(u * n)
+    return k if k < n else n - 1
 
 
 # -- one GA iteration --------------------------------------------------------------------------
@@ -177,12 +214,26 @@ class GARules:
 
 
 def _crossover(
-    p1: Sequence[int], p2: Sequence[int], two_point: bool, u: Uniforms, d: int
-) -> tuple[int, ...]:
-    """One child of ``p1`` and ``p2``; cut points drawn from ``u`` (left cut first)."""
+    two_point: bool, draw: Callable[[], float], d: int
+) -> Callable[[tuple[int, ...], tuple[int, ...]], tuple[int, ...]]:
+    """The crossover of one iteration: ``child = cross(p1, p2)``, cut points drawn from ``draw``.
+
+    One-point: the point is uniform on ``0..d-1``; two-point: two cuts uniform on ``0..d``, the
+    left argument drawn first. Parents are the population's tuples, so the unchecked operators
+    apply (every cut is in range by :func:`_below`).
+    """
     if two_point:
-        return two_point_crossover(p1, p2, u.integer(d + 1), u.integer(d + 1))
-    return one_point_crossover(p1, p2, u.integer(d))
+        cuts = d + 1
+
+        def cross(p1: tuple[int, ...], p2: tuple[int, ...]) -> tuple[int, ...]:
+            return two_point_crossover_unchecked(p1, p2, _below(draw(), cuts), _below(draw(), cuts))
+
+    else:
+
+        def cross(p1: tuple[int, ...], p2: tuple[int, ...]) -> tuple[int, ...]:
+            return one_point_crossover_unchecked(p1, p2, _below(draw(), d))
+
+    return cross
 
 
 def ga_count(
@@ -221,34 +272,40 @@ def ga_count(
         return count
     if rules.generational:
         return _generational(space, pop, fit, count, target, u, rules, trace)
-    fitness_of = space.fitness
+    # the inner loop reads locals only (see the module docstring)
+    draw = u.next
+    fitness_of = space.fitness.get
     # the individuals an offspring must not repeat (besides, for "introduced", the population)
     seen = set() if rules.memory == "introduced" else set(pop)
-    d = space.n_genes
+    cross = _crossover(rules.two_point, draw, space.n_genes)
     cols = _mutation_pools(space, rules.mutation_draw)
     n = space.n_rows
     rate = rules.mutation_rate
+    mutation_first = rules.mutation_before_selection
+    weighted = rules.weighted_replacement
+    distinct_parents = rules.distinct_parents
+    count_invalid = rules.count_invalid
+    count_duplicates = rules.count_duplicates
     history = rules.memory == "history"
     introduced = rules.memory == "introduced"
     after_addition = rules.stop_test == "addition"
     spin = _integer_roulette if rules.roulette_draw == "integer" else roulette
     for _ in range(MAX_CYCLES):
         before = count
-        weakest = _replaced_index(fit, u, rules.weighted_replacement)
-        if rules.mutation_before_selection and u() < rate:
-            count += _mutate(pop, fit, weakest, seen, fitness_of, cols, n, u, rules)
+        weakest = _replaced_index(fit, draw, weighted)
+        if mutation_first and draw() < rate:
+            count += _mutate(pop, fit, weakest, seen, space.fitness, cols, n, draw, rules)
         if sum(fit) <= 0:  # only possible if mutations zeroed every individual
-            i, j = u.integer(len(pop)), u.integer(len(pop))
+            i, j = _below(draw(), len(pop)), _below(draw(), len(pop))
         else:
-            i, j = spin(fit, u()), spin(fit, u())
-            if rules.distinct_parents and sum(f > 0 for f in fit) > 1:
+            i, j = spin(fit, draw()), spin(fit, draw())
+            if distinct_parents and sum(f > 0 for f in fit) > 1:
                 while j == i:
-                    j = spin(fit, u())
+                    j = spin(fit, draw())
         i, j = fitter_first(i, j, fit)
-        p1, p2 = pop[i], pop[j]
-        child = _crossover(p1, p2, rules.two_point, u, d)
-        if not rules.mutation_before_selection and u() < rate:
-            count += _mutate(pop, fit, weakest, seen, fitness_of, cols, n, u, rules)
+        child = cross(pop[i], pop[j])
+        if not mutation_first and draw() < rate:
+            count += _mutate(pop, fit, weakest, seen, space.fitness, cols, n, draw, rules)
         if history:
             new = child not in seen
         elif introduced:
@@ -256,15 +313,15 @@ def ga_count(
         else:
             new = child not in pop
         if new:
-            f = fitness_of.get(child, 0.0)
-            if f > 0 or rules.count_invalid:
+            f = fitness_of(child, 0.0)
+            if f > 0 or count_invalid:
                 seen.add(child)
                 pop[weakest] = child
                 fit[weakest] = f
                 count += 1
             else:
                 seen.add(child)  # discarded, and never tried as "new" again
-        elif rules.count_duplicates:
+        elif count_duplicates:
             count += 1
         if trace is not None:
             trace.append(list(pop))
@@ -293,13 +350,18 @@ def _integer_roulette(fit: Sequence[float], u: float) -> int:
     return last
 
 
-def _replaced_index(fit: list[float], u: Uniforms, weighted: bool) -> int:
+def _replaced_index(fit: list[float], draw: Callable[[], float], weighted: bool) -> int:
+    """The individual the offspring replaces (drawn from ``draw`` only if ``weighted``).
+
+    Unweighted: the weakest, the first one on ties. Weighted: the first individual of fitness
+    0, else one drawn with probability proportional to ``1 / fitness``.
+    """
     if not weighted:
-        return min(range(len(fit)), key=fit.__getitem__)
+        return fit.index(min(fit))  # the first minimum, as min(range(m), key=fit.__getitem__)
     zeros = [i for i, f in enumerate(fit) if f <= 0]
     if zeros:
         return zeros[0]
-    return roulette([1.0 / f for f in fit], u())
+    return roulette([1.0 / f for f in fit], draw())
 
 
 def _mutate(
@@ -310,14 +372,18 @@ def _mutate(
     fitness_of: Mapping[tuple[int, ...], float],
     cols: list[list[int]],
     n: int,
-    u: Uniforms,
+    draw: Callable[[], float],
     rules: GARules,
 ) -> int:
-    """Mutate one random non-weakest individual in place; return 1 if it counts as added."""
-    k = u.integer(len(pop) - 1)
+    """Mutate one random non-weakest individual in place; return 1 if it counts as added.
+
+    ``draw`` gives the uniforms (:attr:`Uniforms.next`, or a :class:`Uniforms`): the
+    individual, the gene, then its new value.
+    """
+    k = _below(draw(), len(pop) - 1)
     k = k if k < weakest else k + 1
-    g = u.integer(len(cols))
-    child = mutate(pop[k], g, cols[g][u.integer(len(cols[g]))])
+    g = _below(draw(), len(cols))
+    child = mutate(pop[k], g, cols[g][_below(draw(), len(cols[g]))])
     new = child not in seen and (rules.memory != "introduced" or child not in pop)
     f = fitness_of.get(child, 0.0)
     pop[k] = child
@@ -360,28 +426,34 @@ def _generational(
     d = space.n_genes
     cols = _mutation_pools(space, rules.mutation_draw)
     seen = set(pop)
+    # the inner loop reads locals only (see the module docstring)
+    draw = u.next
+    fitness_of = space.fitness.get
+    cross = _crossover(rules.two_point, draw, d)
+    rate = rules.mutation_rate
+    count_invalid = rules.count_invalid
     cycles = 0
     while True:
         new_pop: list[tuple[int, ...]] = []
         new_fit: list[float] = []
-        wheel = Wheel(fit) if sum(fit) > 0 else None  # one generation's parents: one wheel
+        # one generation's parents: one wheel (None: zero total fitness, uniform parents)
+        spin = Wheel(fit).spin if sum(fit) > 0 else None
         while len(new_pop) < m:
             cycles += 1
             if cycles > MAX_CYCLES:
                 raise RuntimeError(f"the GA did not reach {target} within {MAX_CYCLES} cycles")
-            if wheel is not None:
-                i, j = wheel.spin(u()), wheel.spin(u())
+            if spin is not None:
+                i, j = spin(draw()), spin(draw())
             else:
-                i, j = u.integer(m), u.integer(m)
+                i, j = _below(draw(), m), _below(draw(), m)
             i, j = fitter_first(i, j, fit)
-            p1, p2 = pop[i], pop[j]
-            child = _crossover(p1, p2, rules.two_point, u, d)
-            if u() < rules.mutation_rate:
-                g = u.integer(d)
-                child = mutate(child, g, cols[g][u.integer(len(cols[g]))])
-            f = space.fitness.get(child, 0.0)
+            child = cross(pop[i], pop[j])
+            if draw() < rate:
+                g = _below(draw(), d)
+                child = mutate(child, g, cols[g][_below(draw(), len(cols[g]))])
+            f = fitness_of(child, 0.0)
             if child not in seen:
-                if f <= 0 and not rules.count_invalid:
+                if f <= 0 and not count_invalid:
                     seen.add(child)
                     continue
                 seen.add(child)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import nmthpo.studies.ganapathy.simulation as sim
 from nmthpo.optimizers.genetic_operators import GeneSpace
@@ -36,6 +38,47 @@ def test_mutation_redraws_one_present_value_and_spares_the_weakest():
             assert sum(a != b for a, b in zip(pop[k], before[k], strict=True)) == 1
             assert all(0 <= v < len(sp.values[g]) for g, v in enumerate(pop[k]))
             assert fit[k] == sp.fitness.get(pop[k], 0.0)
+
+
+# -- the uniform stream -------------------------------------------------------------------------
+@settings(max_examples=60, deadline=None)
+@given(
+    st.integers(1, 40),
+    st.lists(st.one_of(st.just(0), st.integers(1, 1000)), max_size=150),
+    st.integers(0, 2**32 - 1),
+)
+def test_uniforms_hand_out_the_generators_values_in_order(block, calls, seed):
+    # whatever the block size and whichever way the values are taken (calling the instance,
+    # its bound ``next``, or ``integer(n)``), they are ``rng.random``'s values in order, and
+    # the Generator has drawn exactly the blocks the values consumed so far needed
+    u = Uniforms(np.random.default_rng(seed), block=block)
+    expected = np.random.default_rng(seed).random(len(calls)).tolist()
+    got = []
+    for k, n in enumerate(calls):
+        if n == 0:
+            got.append(u() if k % 2 else u.next())
+        else:
+            got.append(u.integer(n))
+            expected[k] = min(int(expected[k] * n), n - 1)
+    assert got == expected
+    ref = np.random.default_rng(seed)
+    for _ in range(-(-len(calls) // block)):
+        ref.random(block)
+    assert u.rng.bit_generator.state == ref.bit_generator.state
+
+
+def test_uniforms_reject_an_empty_block():
+    with pytest.raises(ValueError, match="block"):
+        Uniforms(np.random.default_rng(0), block=0)
+
+
+@given(
+    st.one_of(st.floats(0.0, 1.0, exclude_max=True), st.just(float(np.nextafter(1.0, 0.0)))),
+    st.integers(1, 2**60),
+)
+def test_below_is_the_clipped_truncation(u, n):
+    k = sim._below(u, n)
+    assert k == min(int(u * n), n - 1) and 0 <= k < n
 
 
 # -- one iteration -------------------------------------------------------------------------------
@@ -119,6 +162,49 @@ def test_ga_count_deterministic_for_a_seed():
     a = [ga_count(sp, [0, 5, 9, 40, 77], 16.0, np.random.default_rng(s)) for s in range(20)]
     b = [ga_count(sp, [0, 5, 9, 40, 77], 16.0, np.random.default_rng(s)) for s in range(20)]
     assert a == b and len(set(a)) > 1
+
+
+#: Counts of six iterations sharing one stream (block 64), then the stream's next integer,
+#: as the simulation gave them before its inner loops were made faster: the loops must consume
+#: the same uniforms in the same order and make the same picks.
+PINNED_COUNTS = {
+    "paper": ({}, [6, 13, 15, 52, 42, 20], 501065),
+    "generational": ({"generational": True}, [5, 25, 94, 80, 87, 32], 643975),
+    "two-point generational": (
+        {"generational": True, "two_point": True},
+        [5, 13, 31, 23, 23, 25],
+        271262,
+    ),
+    "weighted, mutation first": (
+        {"weighted_replacement": True, "mutation_before_selection": True},
+        [5, 16, 16, 47, 51, 10],
+        678108,
+    ),
+    "invalid not counted": ({"count_invalid": False}, [5, 11, 14, 26, 13, 19], 700731),
+    "introduced, after addition": (
+        {"memory": "introduced", "stop_test": "addition"},
+        [6, 13, 16, 51, 25, 17],
+        858466,
+    ),
+    "integer roulette, distinct parents": (
+        {"roulette_draw": "integer", "distinct_parents": True},
+        [6, 9, 18, 50, 17, 15],
+        673670,
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(PINNED_COUNTS))
+def test_ga_counts_pinned(name):
+    from nmthpo.benchmark.tables import load_table
+
+    t = load_table("ja-en")
+    sp = GeneSpace.from_table(t.configs, t.bleu)
+    rules, counts, after = PINNED_COUNTS[name]
+    init = np.random.default_rng(7).integers(0, sp.n_rows, size=(6, 5)).tolist()
+    u = Uniforms(np.random.default_rng(11), block=64)
+    assert [ga_count(sp, rows, 16.0, u, GARules(**rules)) for rows in init] == counts
+    assert u.integer(10**6) == after
 
 
 def test_rules_validation():
