@@ -65,7 +65,7 @@ results: $(STAMP) data
 
 # Speed benchmarks; their printed figures are kept in results/benchmarks/ for the book.
 BENCHES := bench_speed bench_gp bench_graph bench_ehvi bench_scoring bench_optuna bench_multifidelity \
-	bench_refusals bench_cost bench_dask
+	bench_refusals bench_cost bench_dask bench_lattice
 bench: $(STAMP) data
 	@mkdir -p results/benchmarks
 	@for b in $(BENCHES); do \

@@ -416,7 +416,9 @@ def portability_tables(path: Path | None = None) -> pd.DataFrame:
     DataFrame
         Columns ``table, method, task, metric, trials, other rows, book [95% CI], other CPU,
         vs the book's CI, difference [95% CI], verdict`` (numbers formatted as the book prints);
-        ``attrs`` hold ``machine``, ``core`` and ``trials``. Empty (with these columns) when
+        ``attrs`` hold ``machine``, ``core``, ``trials``, ``settings`` (the recomputed runs'
+        method settings, ``tools/portability.py --tables --set``) and ``higher`` (the cells
+        that move up: with a lower-is-better metric, worse). Empty (with these columns) when
         nothing is stored.
     """
     from nmthpo.engine.numbers import fmt, fmt_interval
@@ -434,6 +436,7 @@ def portability_tables(path: Path | None = None) -> pd.DataFrame:
     trials = pd.DataFrame(data["rows"])
     out = []
     keys = ["table", "method", "task", "metric"]
+    higher = 0  # cells that move up (the recomputed runs' metric higher)
     for (table, method, task, metric), g in trials.groupby(keys, sort=False):
         g = g.sort_values("trial")
         book, here = g["book"].to_numpy(float), g["here"].to_numpy(float)
@@ -446,6 +449,7 @@ def portability_tables(path: Path | None = None) -> pd.DataFrame:
             verdict = "no difference"
         else:
             verdict = "moves"
+            higher += int(dlow > 0.0)
         out.append(
             {
                 "table": table,
@@ -466,5 +470,7 @@ def portability_tables(path: Path | None = None) -> pd.DataFrame:
         machine=data.get("machine", "unknown"),
         core=data.get("core", "default"),
         trials=dict(data.get("trials", {})),
+        settings=dict(data.get("settings", {})),
+        higher=higher,
     )
     return frame

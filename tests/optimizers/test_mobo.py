@@ -98,3 +98,22 @@ def test_gp_ehvi_faster_than_random_search_on_zh_en():
         ftas = [fta(s, table.pareto) for s in res.sequences]
         assert np.mean(ftas) < expected_rs, (method, ftas)
         assert all(len(set(s)) == len(s) for s in res.sequences)
+
+
+def test_lattice_search_and_tie_rtol_reach_the_gp_models():
+    X, Y = _toy(30)
+    opt = ParetoSMBO(X, np.random.default_rng(0), search="lattice", tie_rtol=1e-9)
+    assert all(m.model.search == "lattice" for m in opt.models) and opt.tie_rtol == 1e-9
+    rows = []
+    for _ in range(12):
+        r = opt.ask()
+        opt.tell(r, Y[r])
+        rows.append(r)
+    again = ParetoSMBO(X, np.random.default_rng(0), search="lattice", tie_rtol=1e-9)
+    for r in rows:
+        assert again.ask() == r
+        again.tell(r, Y[r])
+    fitted = [m.gp for m in opt.models if m.gp is not None]
+    assert fitted and all(g.search == "lattice" for g in fitted)
+    with pytest.raises(ValueError, match="tie_rtol"):
+        ParetoSMBO(X, np.random.default_rng(0), tie_rtol=float("nan"))

@@ -103,6 +103,7 @@ def test_portability_tables_verdicts(tmp_path, monkeypatch):
     assert p.loc["bo-ei-m", "vs the book's CI"] == "inside"
     assert p.loc["bo-m", "vs the book's CI"] == "outside"  # 5 above a mean of 59.5 +- ~2.6
     assert p.attrs["core"] == "Prescott" and p.attrs["trials"] == {"single": 20}
+    assert p.attrs["higher"] == 1 and p.attrs["settings"] == {}  # bo-m's cell moves up
 
 
 def test_portability_tables_of_the_book_are_stored():
@@ -132,7 +133,13 @@ def test_portability_sample_counts_diverging_trials(tmp_path, monkeypatch):
     assert s.loc["bo-ei-m", "diverge"] == 2 and s.loc["bo-ei-m", "rate"] == 1.0
     assert s.loc["bo-ei-m", "where"] == "ja-en#0 (Haswell), ja-en#1 (Prescott/Haswell)"
     assert s.loc["rs", "diverge"] == 0 and s.loc["rs", "where"] == "-"
-    assert s.attrs == {"cores": list(hashes), "trials": 2, "budget": 40}
+    assert s.attrs == {"cores": list(hashes), "trials": 2, "budget": 40, "seconds": {}}
+    # a sample that recorded each method's seconds (tools/portability.py since issue 25)
+    data = json.loads((tmp_path / "benchmarks" / speed.PORTABILITY_SAMPLE_FILE).read_text())
+    data["method_seconds"] = {"default": {"bo-ei-m": 3.5, "rs": 0.1}, "Prescott": {}}
+    (tmp_path / "benchmarks" / "other.json").write_text(json.dumps(data))
+    other = speed.portability_sample(tmp_path / "benchmarks" / "other.json")
+    assert other.attrs["seconds"] == {"bo-ei-m": 3.5, "rs": 0.1}
 
 
 def test_portability_results_groups_runs_by_the_cpu_that_computed_the_book_copy(
