@@ -52,7 +52,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from nmthpo.optimizers.base import TableOptimizer, snap_ties
-from nmthpo.optimizers.settings import setting
+from nmthpo.optimizers.settings import search_setting, setting, tie_rtol_setting
 
 if TYPE_CHECKING:
     from nmthpo.models.gp import GaussianProcess
@@ -100,17 +100,8 @@ class GPBOSettings:
         "hyperparameter prior: none (maximum likelihood, the paper) or gamma (MAP, weak priors)",
         choices=("none", "gamma"),
     )
-    search: str = setting(
-        "lbfgsb",
-        "hyperparameter search: lbfgsb (the book's runs) or lattice (the same fit on every CPU)",
-        choices=("lbfgsb", "lattice"),
-    )
-    tie_rtol: float = setting(
-        0.0,
-        "EI values within this relative distance of the best are ties (0: exact ties only)",
-        low=0.0,
-        high=1e-3,
-    )
+    search: str = search_setting()
+    tie_rtol: float = tie_rtol_setting("EI")
 
 
 class GPBO(TableOptimizer):

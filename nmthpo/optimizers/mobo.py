@@ -53,7 +53,7 @@ from typing import Any
 import numpy as np
 
 from nmthpo.optimizers.base import TableOptimizer, snap_ties
-from nmthpo.optimizers.settings import ROWS, setting
+from nmthpo.optimizers.settings import ROWS, search_setting, setting, tie_rtol_setting
 
 # SciPy (directly and through nmthpo.models) is imported where used, so that reading
 # ParetoSMBO.Settings stays cheap (nmthpo.optimizers.settings)
@@ -100,17 +100,8 @@ class ParetoSMBOSettings:
     refresh_every: int = setting(
         200, "graph: recompute the inverse after this many downdates", low=0, high=1_000_000
     )
-    search: str = setting(
-        "lbfgsb",
-        "GP: hyperparameter search, lbfgsb (the book's runs) or lattice (the same on every CPU)",
-        choices=("lbfgsb", "lattice"),
-    )
-    tie_rtol: float = setting(
-        0.0,
-        "EHVI values within this relative distance of the best are ties (0: exact ties only)",
-        low=0.0,
-        high=1e-3,
-    )
+    search: str = search_setting()
+    tie_rtol: float = tie_rtol_setting("EHVI")
 
 
 class ParetoSMBO(TableOptimizer):

@@ -64,7 +64,9 @@ __all__ = [
     "declared",
     "describe",
     "more",
+    "search_setting",
     "setting",
+    "tie_rtol_setting",
 ]
 
 
@@ -103,6 +105,28 @@ def setting(
             "high_open": high_open,
             "choices": choices,
         },
+    )
+
+
+def search_setting() -> Any:
+    """The ``search`` setting of the GP methods (:class:`~nmthpo.models.gp.GaussianProcess`):
+    ``"lbfgsb"`` (the book's runs) or ``"lattice"`` (the same fit on every CPU)."""
+    return setting(
+        "lbfgsb",
+        "GP hyperparameter search: lbfgsb (the book's runs) or lattice (the same on every CPU)",
+        choices=("lbfgsb", "lattice"),
+    )
+
+
+def tie_rtol_setting(score: str) -> Any:
+    """The ``tie_rtol`` setting of a GP method whose acquisition is ``score`` (``"EI"``,
+    ``"EHVI"``): values that close to the best are ties
+    (:func:`nmthpo.optimizers.base.snap_ties`); 0, the book's runs, keeps exact ties only."""
+    return setting(
+        0.0,
+        f"{score} values within this relative distance of the best are ties (0: exact ties only)",
+        low=0.0,
+        high=1e-3,
     )
 
 
