@@ -46,8 +46,12 @@ EXAMPLE = str(installed_path("scripts/examples/example.ss"))
 HANG_S = 20.0
 #: The in-process watchdog (no refusal comes near it).
 HANG_IN_PROCESS_S = 10.0
-#: CPU seconds a refusal may take (child processes, or this process for the API).
-FAST_S = 1.0
+#: CPU seconds a refusal may take here (child processes, or this process for the API): twice
+#: the 1.0 s budget that ``benchmarks/bench_refusals.py`` holds on a quiet machine. Under the
+#: load of the whole suite the heaviest refusals (Optuna adapters, about 0.8 s quiet) measured
+#: 1.05 s three times running; this bound still fails a refusal that starts work (loads a
+#: table, imports an optimiser's library, runs a trial: seconds).
+FAST_S = 2.0
 #: Measurements of a refusal's CPU time at most (the least counts; see test_refusal_is_fast).
 TIMING_TRIES = 3
 USER = "userpkg.matrix_faults"
