@@ -20,13 +20,13 @@ The search is a compass (coordinate pattern) search in the manner of Hooke and J
 8, 1961) on the lattice ``h Z^p`` of log hyperparameters, ``h`` halving from ``steps[0]`` to
 ``steps[-1]`` (:func:`lattice_minimize` gives the moves). All ``2 p`` neighbours of a point are
 evaluated in one call, so a GP evaluates them as one stack of kernel matrices
-(:meth:`nmthpo.models.gp.GaussianProcess` with ``search="lattice"``), and no gradient is needed.
-The price is the search's reach: a compass search stalls in a narrow valley oblique to the
-axes (where no single coordinate descends), so its end value can lie below L-BFGS-B's optimum
-(by 0.3-0.8 nats on 50-200 random training points, ``bench_gp``-sized problems); whether that
-moves a table is measured in the speed appendix. No library provides a pattern search with this
-tolerance rule (SciPy's and scikit-optimize's
-optimisers compare raw values), hence this module.
+(:class:`nmthpo.models.gp.GaussianProcess` with ``search="lattice"``), and no gradient is
+needed. The price is the search's reach: a compass search stalls in a narrow valley oblique to
+the axes (where no single coordinate descends), so its log likelihood can end below the one
+L-BFGS-B reaches: by 0.3-0.8 nats on 50-200 random synthetic training points, by 0.01-0.12 nats
+on sw-en's rows (``benchmarks/bench_lattice.py``). Whether that moves a table is measured in the
+speed appendix. No library provides a pattern search with this tolerance rule (SciPy's and
+scikit-optimize's optimisers compare raw values), hence this module.
 """
 
 from __future__ import annotations
