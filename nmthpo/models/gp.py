@@ -780,6 +780,10 @@ class GaussianProcess:
                 self.n_evaluations += 1
             starts.extend(pool[np.argsort(values, kind="stable")[:restarts]])
 
+        if self.search == "lattice":
+            self._set_theta(self._lattice(starts, X, ys, free, bounds, parts))
+            return
+
         def fun(z: np.ndarray, base: np.ndarray) -> tuple[float, np.ndarray]:
             th = base.copy()
             th[free] = z
@@ -790,9 +794,6 @@ class GaussianProcess:
                 return 1e25, np.zeros(z.size)
             return f, g[free]
 
-        if self.search == "lattice":
-            self._set_theta(self._lattice(starts, X, ys, free, bounds, parts))
-            return
         best_f, best_th = np.inf, theta0
         for s in starts:
             x, f = minimize_lbfgsb(

@@ -284,13 +284,17 @@ class TableOptimizer:
         """One unevaluated row drawn uniformly through ``self.rng`` (the cold-start choice)."""
         return int(self.rng.choice(self.remaining()))
 
-    def argmax_candidate(self, scores: np.ndarray) -> int:
+    def argmax_candidate(self, scores: np.ndarray, rtol: float = 0.0) -> int:
         """Row of the candidate with the largest score; ties broken uniformly at random.
 
         ``scores`` has one entry per row of the table (entries of evaluated rows are ignored).
         Random tie-breaking (through ``self.rng``) avoids a bias towards low row ids, which
         matters on tables with many identical predictions (e.g. before any information).
+        ``rtol > 0``: scores within ``rtol`` of the maximum of ``scores`` are ties too
+        (:func:`snap_ties`, the methods' ``tie_rtol``); 0 keeps exact ties only.
         """
+        if rtol:
+            scores = snap_ties(scores, rtol)
         cand = self.remaining()
         s = np.asarray(scores, dtype=float)[cand]
         s = np.where(np.isnan(s), -np.inf, s)

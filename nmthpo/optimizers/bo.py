@@ -51,7 +51,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from nmthpo.optimizers.base import TableOptimizer, snap_ties
+from nmthpo.optimizers.base import TableOptimizer
 from nmthpo.optimizers.settings import search_setting, setting, tie_rtol_setting
 
 if TYPE_CHECKING:
@@ -260,7 +260,7 @@ class GPBO(TableOptimizer):
         scores[cand] = expected_improvement(
             mean, np.sqrt(var), float(np.max(self.y_array)), self.xi
         )
-        return self.argmax_candidate(snap_ties(scores, self.tie_rtol) if self.tie_rtol else scores)
+        return self.argmax_candidate(scores, self.tie_rtol)
 
     def predict_mean(self) -> np.ndarray:
         """Posterior mean BLEU of every row given all observations so far, shape (n,).

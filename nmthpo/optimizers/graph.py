@@ -193,7 +193,7 @@ class GraphSMBO(TableOptimizer):
         self.remaining()  # raises once every row has been evaluated
         s = self.scores()
         s[self.observed] = np.nan
-        return self.argmax_candidate(snap_ties(s, self.tie_rtol))
+        return self.argmax_candidate(s, self.tie_rtol)
 
     def predict_mean(self) -> np.ndarray:
         """Propagated BLEU for every row (labelled rows: their labels; none yet: zeros)."""

@@ -52,7 +52,7 @@ from typing import Any
 
 import numpy as np
 
-from nmthpo.optimizers.base import TableOptimizer, snap_ties
+from nmthpo.optimizers.base import TableOptimizer
 from nmthpo.optimizers.settings import ROWS, search_setting, setting, tie_rtol_setting
 
 # SciPy (directly and through nmthpo.models) is imported where used, so that reading
@@ -283,8 +283,7 @@ class ParetoSMBO(TableOptimizer):
         self.remaining()  # raises once every row has been evaluated
         if not self.rows:
             return self.random_candidate()
-        scores = self.scores()
-        return self.argmax_candidate(snap_ties(scores, self.tie_rtol) if self.tie_rtol else scores)
+        return self.argmax_candidate(self.scores(), self.tie_rtol)
 
     def predict_mean(self) -> np.ndarray:
         """The BLEU surrogate's posterior mean for every row, shape (n,) (``NaN`` before data)."""
