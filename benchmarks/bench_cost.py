@@ -17,8 +17,9 @@ appendix plots them).
 others BLEU.
 
 A median over a few suggestions is the cost of a typical step: a method that re-fits its
-hyperparameters only at checkpoints (``bo-m``'s geometric refit schedule) pays for a refit at
-few steps, which the median leaves out; ``bo-ei-m`` (exact schedule) re-fits at every step.
+hyperparameters only at checkpoints (``bo-m``'s geometric refit schedule, and ``bo-ei-m``'s
+default fast schedule since issue 25) pays for a refit at few steps, which the median leaves
+out; ``bo-ei-m`` in the papers' protocol (``schedule="exact"``) re-fits at every step.
 
 Usage: ``python benchmarks/bench_cost.py [--sizes 10,25,50,100,200,400,700] [--repeats 5]
 [--json FILE] [--plot results/benchmarks/bench_cost.png]``

@@ -294,12 +294,23 @@ def _run_method(path: Path, frame: Any) -> str:
     return str(frame["method"].iloc[0]) if "method" in frame.columns else path.name.split("__")[0]
 
 
-def _declared_exact(method: str) -> bool | None:
-    """What the registry declares: does ``method`` choose the same rows on any CPU?"""
+def _run_settings(path: Path) -> dict[str, Any]:
+    """The method settings of a cached run (its sidecar's; none without one)."""
+    side = path.with_suffix(".json")
+    if side.exists():
+        payload = json.loads(side.read_text(encoding="utf-8"))
+        if isinstance(payload, dict) and isinstance(payload.get("settings"), dict):
+            return dict(payload["settings"])
+    return {}
+
+
+def _declared_exact(method: str, settings: dict[str, Any] | None = None) -> bool | None:
+    """What the registry declares: does ``method`` with ``settings`` choose the same rows on
+    any CPU (:meth:`~nmthpo.optimizers.registry.MethodSpec.exact_for`)?"""
     from nmthpo.optimizers.registry import resolve
 
     try:
-        return bool(resolve(method).exact_across_cpus)
+        return bool(resolve(method).exact_for(settings or {}))
     except Exception:  # noqa: BLE001 - a method this install cannot build: not declared
         return None
 
@@ -331,7 +342,7 @@ def compare_results(book: Path, other: Path) -> dict[str, Any]:
         runs.append(
             {
                 "folder": rel.parts[0], "method": method, "file": str(rel),
-                "machine": run_machine(f), "exact": _declared_exact(method),
+                "machine": run_machine(f), "exact": _declared_exact(method, _run_settings(f)),
                 "trials": len(ra), "differ": differ,
             }
         )  # fmt: skip

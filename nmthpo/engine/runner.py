@@ -134,6 +134,7 @@ from nmthpo.engine.metrics import validate_sequence, write_sequences
 from nmthpo.errors import (
     LIMITS,
     FaultError,
+    InputError,
     InputTypeError,
     InputValueError,
     check_choice,
@@ -328,6 +329,9 @@ class RunSpec:
             out["settings"] = settings
             if self.record_time:  # in the key only when set: older keys stay valid
                 out["record_time"] = True
+            revision = self._revision()
+            if revision:  # the method's defaults changed (MethodSpec.revision)
+                out["revision"] = revision
             return out
         out = {f: getattr(self, "task" if f == "target" else f) for f in _TRANSFER_FIELDS}
         out["sources"] = list(self.sources)
@@ -335,7 +339,18 @@ class RunSpec:
         for f, default in _TRANSFER_DEFAULTS.items():
             if getattr(self, f) != default:
                 out[f] = getattr(self, f)
+        revision = self._revision()
+        if revision:
+            out["revision"] = revision
         return out
+
+    def _revision(self) -> int:
+        """The method's :attr:`~nmthpo.optimizers.registry.MethodSpec.revision` (0 for a
+        method this process cannot resolve: a key is computed before any check)."""
+        try:
+            return int(self.method_spec().revision)
+        except InputError:  # an unknown name: validate() says so, the key stays defined
+            return 0
 
     def check_available(self) -> None:
         """Raise an :class:`~nmthpo.errors.InputError` naming the extra to install when the

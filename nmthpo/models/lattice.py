@@ -36,13 +36,25 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["COLD_STEPS", "LatticeResult", "WARM_STEPS", "lattice_minimize", "snap"]
+__all__ = [
+    "COARSE_STEPS",
+    "COLD_STEPS",
+    "FINE_STEPS",
+    "LatticeResult",
+    "WARM_STEPS",
+    "lattice_minimize",
+    "snap",
+]
 
-#: Step sizes (in log units) of a search from a random start: 1, 1/2, 1/4, 1/8.
-COLD_STEPS: tuple[float, ...] = (1.0, 0.5, 0.25, 0.125)
+#: The coarse step sizes (in log units): 1, 1/2.
+COARSE_STEPS: tuple[float, ...] = (1.0, 0.5)
+#: The fine step sizes: 1/4, 1/8.
+FINE_STEPS: tuple[float, ...] = (0.25, 0.125)
+#: Step sizes of a whole search from a random start: 1, 1/2, 1/4, 1/8.
+COLD_STEPS: tuple[float, ...] = COARSE_STEPS + FINE_STEPS
 #: Step sizes of a search warm-started from the previous optimum (one more observation moves
-#: the optimum little): 1/4, 1/8.
-WARM_STEPS: tuple[float, ...] = (0.25, 0.125)
+#: the optimum little): the fine ones.
+WARM_STEPS: tuple[float, ...] = FINE_STEPS
 
 
 @dataclass(frozen=True)

@@ -51,6 +51,8 @@ class RowGP:
     seed : int
         Seeds the restart generator of the fit at checkpoint ``s``: ``default_rng([seed, s])``.
     refit_growth, refit_until, restarts, first_fit : see :class:`ParetoSMBO`.
+    refit_every : int
+        The checkpoints are at least this many observations apart (:func:`refit_checkpoints`).
     fused : bool
         Fit with the fused likelihood (see :class:`~nmthpo.models.gp.GaussianProcess`).
     prior : {"none", "gamma"}
@@ -69,6 +71,7 @@ class RowGP:
         refit_until: int | None = 200,
         restarts: int = 2,
         first_fit: int = 3,
+        refit_every: int = 1,
         fused: bool = False,
         prior: str = "none",
         search: str = "lbfgsb",
@@ -81,6 +84,7 @@ class RowGP:
         self.seed = int(seed)
         self.restarts = int(restarts)
         self.schedule = RefitSchedule(
+            every=refit_every,
             growth=refit_growth,
             until=refit_until,
             first_fit=first_fit,

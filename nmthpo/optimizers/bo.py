@@ -12,28 +12,40 @@ Choices the paper leaves open (it used the George library and states none of the
 
 * Targets: BLEU, standardised inside the GP (zero prior mean on the standardised scale,
   footnote 11); predictions are in BLEU units.
-* Hyperparameters: type-II maximum likelihood (L-BFGS-B with analytic gradients), re-optimised
-  once ``refit_every`` new observations have arrived (default 1: every step), each time
-  warm-started from the previous optimum. ``restarts`` extra screened random starts (default 2) are
-  added at the first fit and then whenever ``restart_every`` observations (default 10) have
-  arrived since the last fit with restarts; the warm start alone tracks the slowly moving
-  optimum in between at a fraction of the cost. Between refits (``refit_every > 1``) the GP is
-  extended with the new rows in O(n^2) keeping the hyperparameters. The restarts of the fit at
-  ``t`` observations draw from a generator derived from (this optimiser's seed, ``t``), so the
-  run does not depend on whether or how often :meth:`GPBO.predict_mean` is called. This is the
-  shared schedule of :mod:`nmthpo.models.refit` with the settings
-  ``RefitSchedule(every=refit_every, restarts=restarts, restart_rule="every",
-  restart_every=restart_every)`` and ``ScheduledGP(..., between="add")``.
-* ``schedule``: ``"exact"`` (the default, the protocol above, refit at every step: what the
-  book's cached runs and every number of Chapter 2 used) or ``"fast"``: hyperparameters
-  re-fitted only at the geometric checkpoints of :func:`nmthpo.models.refit.refit_checkpoints`
-  (``first_fit = 3``, growth ``refit_growth`` = 0.2, no upper limit; warm-started, 2 restarts
-  whenever ``n`` has doubled since the last fit with restarts), with the fused likelihood
-  (:func:`nmthpo.models.gp.sqdist_parts`), and between checkpoints the cached O(t N) posterior
-  over all rows of :class:`nmthpo.models.row_gp.RowGP` (no solve with the candidates):
-  ``RefitSchedule(growth=refit_growth, first_fit=3, restarts=restarts,
-  restart_rule="doubling")`` and ``ScheduledGP(..., between="keep", fused=True)``. Chapter 2
-  compares the two schedules paired over Table 3's trials.
+* Hyperparameters: type-II maximum likelihood, each fit warm-started from the previous optimum,
+  with ``restarts`` extra screened random starts (default 2). *When* they are re-fitted is the
+  ``schedule``:
+
+  - ``"fast"`` (the default since issue 25): re-fitted only at the geometric checkpoints of
+    :func:`nmthpo.models.refit.refit_checkpoints` (``first_fit = 3``, growth ``refit_growth`` =
+    0.2, at least ``refit_every`` apart, no upper limit: 3, 4, 5, 6, 8, 10, 12, 15, ...), the
+    restarts whenever ``n`` has doubled since the last fit with restarts; between checkpoints
+    the cached O(t N) posterior over all rows of :class:`nmthpo.models.row_gp.RowGP` (no solve
+    with the candidates). The shared schedule of :mod:`nmthpo.models.refit` with the settings
+    ``RefitSchedule(every=refit_every, growth=refit_growth, first_fit=3, restarts=restarts,
+    restart_rule="doubling")`` and ``ScheduledGP(..., between="keep", fused=True)``.
+  - ``"exact"`` (the protocol of the book's runs before issue 25, and the reading of the
+    paper's "at every step"): re-optimised once ``refit_every`` new observations have arrived
+    (default 1: every step); restarts at the first fit and then whenever ``restart_every``
+    observations (default 10) have arrived since the last fit with restarts; between refits
+    (``refit_every > 1``) the GP is extended with the new rows in O(n^2) keeping the
+    hyperparameters: ``RefitSchedule(every=refit_every, restarts=restarts,
+    restart_rule="every", restart_every=restart_every)`` and ``ScheduledGP(...,
+    between="add")``.
+
+  Either way the restarts of the fit at ``t`` observations draw from a generator derived from
+  (this optimiser's seed, ``t``), so the run does not depend on whether or how often
+  :meth:`GPBO.predict_mean` is called. Chapter 2 compares the two schedules paired over Table
+  3's trials.
+* ``search``: ``"lattice"`` (the default since issue 25): every fit is the pattern search of
+  :mod:`nmthpo.models.lattice`, whose end point is the same on every CPU; ``"lbfgsb"``:
+  L-BFGS-B with analytic gradients (:mod:`nmthpo.models.lbfgsb`), whose end point moves with
+  the BLAS kernel's rounding.
+* ``tie_rtol`` (default 1e-9): EI values within that relative distance of the largest are ties
+  (:meth:`~nmthpo.optimizers.base.TableOptimizer.argmax_candidate`), broken uniformly at
+  random. With the two defaults above a run chooses the same rows under every BLAS kernel
+  (measured in the speed appendix); ``schedule="exact", search="lbfgsb", tie_rtol=0`` is the
+  protocol of the book's runs before issue 25.
 * ``prior``: ``"none"`` (the default: maximum likelihood, as above) or ``"gamma"``: the fits
   maximise the likelihood times weak priors on the length scales, signal and noise variance
   (:func:`nmthpo.models.gp.log_prior`). With the 3 initial rows and a few more, the likelihood
@@ -88,8 +100,9 @@ class GPBOSettings:
     )
     xi: float = setting(0.0, "exploration margin of EI (Eq. 3: 0)", low=0.0)
     schedule: str = setting(
-        "exact",
-        "exact (the refit schedule above) or fast (geometric checkpoints, cached posterior)",
+        "fast",
+        "fast (geometric refit checkpoints, cached posterior) or exact (refit every "
+        "refit_every steps, the papers' protocol)",
         choices=("exact", "fast"),
     )
     refit_growth: float = setting(
@@ -100,8 +113,8 @@ class GPBOSettings:
         "hyperparameter prior: none (maximum likelihood, the paper) or gamma (MAP, weak priors)",
         choices=("none", "gamma"),
     )
-    search: str = search_setting()
-    tie_rtol: float = tie_rtol_setting("EI")
+    search: str = search_setting("lattice")
+    tie_rtol: float = tie_rtol_setting("EI", 1e-9)
 
 
 class GPBO(TableOptimizer):
@@ -118,7 +131,8 @@ class GPBO(TableOptimizer):
         GP covariance function (footnote 15).
     refit_every : int
         Re-optimise the GP hyperparameters once this many new observations have arrived since
-        the last optimisation (1 = at every step); in between the GP is updated incrementally.
+        the last optimisation (1 = at every step; with the ``"fast"`` schedule, the least
+        distance of two checkpoints); in between the GP is updated incrementally.
     restarts : int
         Random restarts of a hyperparameter optimisation, besides the warm start.
     restart_every : int
@@ -126,23 +140,24 @@ class GPBO(TableOptimizer):
         arrived since the last fit that used them (1 = at every refit).
     xi : float
         Exploration margin of EI (Eq. 3 uses 0).
-    schedule : {"exact", "fast"}
-        ``"exact"``: the refit schedule above (``refit_every``, ``restart_every``);
-        ``"fast"``: geometric refit checkpoints and a cached posterior (module docstring).
+    schedule : {"fast", "exact"}
+        ``"fast"`` (default): geometric refit checkpoints at least ``refit_every`` apart and a
+        cached posterior; ``"exact"``: refit every ``refit_every`` steps, restarts every
+        ``restart_every`` (module docstring).
     refit_growth : float
         Growth of the checkpoints of the ``"fast"`` schedule.
     prior : {"none", "gamma"}
         ``"none"``: the GP's hyperparameters maximise the likelihood (Section 5.1);
         ``"gamma"``: they maximise the likelihood times weak priors
         (:func:`nmthpo.models.gp.log_prior`), registered as ``bo-ei-map``.
-    search : {"lbfgsb", "lattice"}
+    search : {"lattice", "lbfgsb"}
         How each hyperparameter fit searches (:class:`~nmthpo.models.gp.GaussianProcess`):
-        ``"lbfgsb"`` (the book's runs) or ``"lattice"``, whose fitted hyperparameters are the
-        same on every CPU (:mod:`nmthpo.models.lattice`).
+        ``"lattice"`` (default), whose fitted hyperparameters are the same on every CPU
+        (:mod:`nmthpo.models.lattice`), or ``"lbfgsb"``.
     tie_rtol : float
         EI values within ``tie_rtol * |max|`` of the maximum are ties for the random
-        tie-break (:func:`~nmthpo.optimizers.base.snap_ties`); 0 (the book's runs): exact ties
-        only. With ``search="lattice"`` and ``tie_rtol=1e-9`` a run chooses the same rows
+        tie-break (:func:`~nmthpo.optimizers.base.snap_ties`); 0: exact ties only. With
+        ``search="lattice"`` and ``tie_rtol=1e-9`` (the defaults) a run chooses the same rows
         under every BLAS kernel (issue 25; measured in the speed appendix).
     """
 
@@ -160,11 +175,11 @@ class GPBO(TableOptimizer):
         restarts: int = 2,
         restart_every: int = 10,
         xi: float = 0.0,
-        schedule: str = "exact",
+        schedule: str = "fast",
         refit_growth: float = 0.2,
         prior: str = "none",
-        search: str = "lbfgsb",
-        tie_rtol: float = 0.0,
+        search: str = "lattice",
+        tie_rtol: float = 1e-9,
         **settings: Any,
     ) -> None:
         from nmthpo.models.gp import KERNELS
@@ -219,6 +234,7 @@ class GPBO(TableOptimizer):
                 refit_until=None,
                 restarts=self.restarts,
                 first_fit=3,
+                refit_every=self.refit_every,
                 fused=True,
                 prior=prior,
                 search=search,

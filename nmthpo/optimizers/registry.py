@@ -113,6 +113,10 @@ class MethodSpec:
         hyperparameters by ML-II): OpenBLAS and NumPy pick their kernels by CPU model, so on
         another CPU such a method may take another path from some step on (rows stay identical
         on the CPU model that wrote a cache). See :mod:`nmthpo.engine.replay`.
+    exact_settings : dict
+        Settings under which ``exact_across_cpus`` holds: a run that gives one of them another
+        value is not exact (GP-BO: the lattice search and the tie tolerance that make its
+        choices independent of rounding). :meth:`exact_for` applies it.
     needs_sources : bool
         A transfer method: a run must name at least one source task.
     takes_sources : bool
@@ -131,6 +135,11 @@ class MethodSpec:
         search at full fidelity). Implied by ``fidelity`` (then the spec's own class).
     key : str, optional
         A user's key that tells apart methods of the same qualified name (:attr:`name`).
+    revision : int
+        Bumped when the method's default settings change what it computes (0: as first
+        cached). A run's cache key holds it when it is not 0
+        (:meth:`nmthpo.engine.runner.RunSpec.payload`), so runs cached under the old defaults
+        are never read back as the new method's.
     obj : type, optional
         The class itself, when the spec was made from a class object (not part of the
         identity; travels with the spec to workers, so a class they cannot import still runs).
@@ -148,12 +157,21 @@ class MethodSpec:
     fidelity: bool = False
     fidelity_cls: str | None = None
     key: str | None = None
+    exact_settings: dict[str, Any] = field(default_factory=dict)
+    revision: int = 0
     obj: Any = field(default=None, compare=False, repr=False)
 
     @property
     def path(self) -> str:
         """``"module:Class"``."""
         return f"{self.module}:{self.cls}"
+
+    def exact_for(self, settings: Mapping[str, Any]) -> bool:
+        """Whether a run with ``settings`` chooses the same rows on every CPU
+        (:attr:`exact_across_cpus`, unless ``settings`` change one of :attr:`exact_settings`)."""
+        return self.exact_across_cpus and all(
+            settings.get(k, v) == v for k, v in self.exact_settings.items()
+        )
 
     @property
     def name(self) -> str:
@@ -239,6 +257,10 @@ def _fidelity(module: str, cls: str, settings: dict[str, Any], description: str)
     return MethodSpec(f"{_MF}.{module}", cls, settings, (), description, fidelity=True)
 
 
+#: GP-BO chooses the same rows on every CPU with its default lattice search and tie tolerance
+#: (issue 25; the portability sample of the speed appendix), not with ``search="lbfgsb"``.
+_GPBO_EXACT: dict[str, Any] = {"search": "lattice", "tie_rtol": 1e-9}
+
 METHODS: dict[str, MethodSpec] = {
     "rs": MethodSpec(
         "nmthpo.optimizers.random",
@@ -256,7 +278,8 @@ METHODS: dict[str, MethodSpec] = {
         {"kernel": "matern52"},
         ("bleu",),
         "GP-BO, Matern-5/2 ARD kernel, expected improvement",
-        exact_across_cpus=False,
+        exact_settings=_GPBO_EXACT,
+        revision=1,
     ),
     "bo-ei-map": MethodSpec(
         "nmthpo.optimizers.bo",
@@ -265,7 +288,8 @@ METHODS: dict[str, MethodSpec] = {
         ("bleu",),
         "GP-BO, Matern-5/2 ARD kernel, expected improvement, MAP hyperparameters under weak "
         "priors (Chapter 9)",
-        exact_across_cpus=False,
+        exact_settings=_GPBO_EXACT,
+        revision=1,
     ),
     "bo-ei-r": MethodSpec(
         "nmthpo.optimizers.bo",
@@ -273,7 +297,8 @@ METHODS: dict[str, MethodSpec] = {
         {"kernel": "rbf"},
         ("bleu",),
         "GP-BO, RBF ARD kernel, expected improvement",
-        exact_across_cpus=False,
+        exact_settings=_GPBO_EXACT,
+        revision=1,
     ),
     "bo-ei-m-mcmc": MethodSpec(
         "nmthpo.optimizers.bo_mcmc",

@@ -108,22 +108,23 @@ def setting(
     )
 
 
-def search_setting() -> Any:
+def search_setting(default: str = "lbfgsb") -> Any:
     """The ``search`` setting of the GP methods (:class:`~nmthpo.models.gp.GaussianProcess`):
-    ``"lbfgsb"`` (the book's runs) or ``"lattice"`` (the same fit on every CPU)."""
+    ``"lbfgsb"`` (L-BFGS-B with gradients) or ``"lattice"`` (the same fit on every CPU)."""
     return setting(
-        "lbfgsb",
-        "GP hyperparameter search: lbfgsb (the book's runs) or lattice (the same on every CPU)",
+        default,
+        "GP hyperparameter search: lbfgsb (L-BFGS-B, the papers' kind of fit) or lattice "
+        "(the same on every CPU)",
         choices=("lbfgsb", "lattice"),
     )
 
 
-def tie_rtol_setting(score: str) -> Any:
+def tie_rtol_setting(score: str, default: float = 0.0) -> Any:
     """The ``tie_rtol`` setting of a GP method whose acquisition is ``score`` (``"EI"``,
     ``"EHVI"``): values that close to the best are ties
-    (:func:`nmthpo.optimizers.base.snap_ties`); 0, the book's runs, keeps exact ties only."""
+    (:func:`nmthpo.optimizers.base.snap_ties`); 0 keeps exact ties only."""
     return setting(
-        0.0,
+        default,
         f"{score} values within this relative distance of the best are ties (0: exact ties only)",
         low=0.0,
         high=1e-3,

@@ -63,7 +63,7 @@ def test_cached_trials_recompute_identically(exp, spec, path):
         g = frame[frame[col] == t]
         rows = g["row"].to_numpy()
         n = int(spec.n_init)
-        if not same_machine and not spec.method_spec().exact_across_cpus:
+        if not same_machine and not spec.method_spec().exact_for(spec.settings):
             # GP-based: bit-identical only on the CPU model that wrote the cache (see
             # nmthpo.engine.replay); check the code by teacher-forced replay instead.
             from nmthpo.benchmark.tables import load_table
