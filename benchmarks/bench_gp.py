@@ -173,16 +173,16 @@ def time_fits(X: np.ndarray, y: np.ndarray, order: np.ndarray, repeats: int) -> 
     head = f"{'n':>4} | {'evals':>5} | {'driver':>7} {'minimize':>8} | {'ratio':>6} | same optimum"
     print(head)
     print("-" * len(head))
-    setulb = lbfgsb._SETULB
+    setulb = lbfgsb._setulb
     for n in FIT_SIZES:
         gp_d = fit(n)
         t_d = best_time(lambda n=n: fit(n), repeats)
-        lbfgsb._SETULB = None  # the fallback: scipy.optimize.minimize
+        lbfgsb._setulb = lambda: None  # the fallback: scipy.optimize.minimize
         try:
             gp_m = fit(n)
             t_m = best_time(lambda n=n: fit(n), repeats)
         finally:
-            lbfgsb._SETULB = setulb
+            lbfgsb._setulb = setulb
         same = "yes" if np.array_equal(gp_d.theta, gp_m.theta) else "NO"
         print(
             f"{n:>4} | {gp_d.n_evaluations:>5} | {t_d * 1e3:7.1f} {t_m * 1e3:8.1f} | "

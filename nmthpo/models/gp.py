@@ -818,7 +818,8 @@ class GaussianProcess:
         d = X.shape[1]
         bounds = self.log_bounds(d)
         theta0 = np.clip(self.theta, bounds[:, 0], bounds[:, 1])
-        parts = sqdist_parts(X) if self.fused else None
+        lattice = self.search == "lattice"
+        parts = sqdist_parts(X) if self.fused or lattice else None
         starts = [theta0]
         if restarts:
             assert rng is not None
@@ -827,16 +828,21 @@ class GaussianProcess:
             box[:, 1] = np.clip(box[:, 1], bounds[:, 0], bounds[:, 1])
             pool = np.tile(theta0, (restarts * self.screen, 1))
             pool[:, free] = rng.uniform(box[free, 0], box[free, 1], size=(len(pool), free.sum()))
-            values = np.empty(len(pool))
-            for i, cand in enumerate(pool):
-                try:
-                    values[i] = self._objective(cand, X, ys, grad=False, parts=parts)[0]
-                except LinAlgError:
-                    values[i] = np.inf
-                self.n_evaluations += 1
+            if lattice:  # one stack, as the lattice search evaluates its candidates
+                assert parts is not None
+                values = self._objective_values(pool, X, ys, parts)
+            else:
+                values = np.empty(len(pool))
+                for i, cand in enumerate(pool):
+                    try:
+                        values[i] = self._objective(cand, X, ys, grad=False, parts=parts)[0]
+                    except LinAlgError:
+                        values[i] = np.inf
+            self.n_evaluations += len(pool)
             starts.extend(pool[np.argsort(values, kind="stable")[:restarts]])
 
-        if self.search == "lattice":
+        if lattice:
+            assert parts is not None
             self._set_theta(self._lattice(starts, X, ys, free, bounds, parts))
             return
 
@@ -868,7 +874,7 @@ class GaussianProcess:
         ys: np.ndarray,
         free: np.ndarray,
         bounds: np.ndarray,
-        parts: np.ndarray | None,
+        parts: np.ndarray,
     ) -> np.ndarray:
         """The ``search="lattice"`` fit. The warm start (the previous optimum) searches the
         fine lattices :data:`~nmthpo.models.lattice.WARM_STEPS`; every cold start (a random
@@ -877,7 +883,6 @@ class GaussianProcess:
         fine ones (a restart that is worse at step 1/2 rarely wins at 1/8, and the fine steps
         are most of a search's evaluations). Of the warm and the refined cold end, the first
         within the lattice's tolerance of the better wins (:func:`_first_best`)."""
-        parts = sqdist_parts(X) if parts is None else parts
 
         def values(points: np.ndarray, base: np.ndarray) -> np.ndarray:
             th = np.repeat(base[None, :], len(points), axis=0)

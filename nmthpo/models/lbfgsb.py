@@ -18,6 +18,7 @@ Why not a library: no maintained one exposes L-BFGS-B without a per-evaluation w
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
 import numpy as np
@@ -37,7 +38,11 @@ MAXFUN = 15000
 _FG, _NEW_X, _STOP = 3, 1, 5
 
 
+@functools.cache
 def _setulb() -> Callable[..., None] | None:
+    """SciPy's compiled ``setulb``, imported at the first fit: ``scipy.optimize`` costs about
+    0.1-0.4 s of a process's start-up, which a run whose fits are lattice searches (GP-BO's
+    default) never needs."""
     try:
         from scipy.optimize import _lbfgsb
 
@@ -46,7 +51,6 @@ def _setulb() -> Callable[..., None] | None:
         return None
 
 
-_SETULB = _setulb()
 
 
 def _with_minimize(
@@ -93,7 +97,8 @@ def minimize_lbfgsb(
         ``fun`` at ``x`` (as the routine last saw it).
     """
     b = np.asarray(bounds, dtype=float)
-    if _SETULB is None or not np.all(np.isfinite(b)) or np.any(b[:, 0] >= b[:, 1]):
+    setulb = _setulb()
+    if setulb is None or not np.all(np.isfinite(b)) or np.any(b[:, 0] >= b[:, 1]):
         # another SciPy; or a bound minimize treats its own way (a fixed variable is removed)
         return _with_minimize(fun, x0, b, maxiter)
     lo = np.ascontiguousarray(b[:, 0])
@@ -122,7 +127,7 @@ def minimize_lbfgsb(
     while True:
         grad = grad.astype(np.float64)
         try:
-            _SETULB(
+            setulb(
                 m, x, lo, hi, nbd, f_arg, grad, factr, GTOL, wa, iwa, task, lsave, isave, dsave,
                 MAXLS, ln_task,
             )  # fmt: skip

@@ -67,7 +67,7 @@ def test_a_fixed_variable_takes_scipys_own_path():
 
 def test_without_the_compiled_routine_it_calls_minimize(monkeypatch):
     fun, x0, bounds = _likelihood(7)
-    monkeypatch.setattr(lbfgsb, "_SETULB", None)
+    monkeypatch.setattr(lbfgsb, "_setulb", lambda: None)
     x, f = minimize_lbfgsb(fun, x0, bounds, 200)
     x_ref, f_ref = _scipy(fun, x0, bounds, 200)
     np.testing.assert_array_equal(x, x_ref)
