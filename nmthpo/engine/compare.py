@@ -175,9 +175,11 @@ _SPEC_FIELDS: dict[str, tuple[Any, str]] = {
     "record_mse": (lambda v: isinstance(v, bool), "true or false"),
     "settings": (lambda v: isinstance(v, dict), "a JSON object of settings"),
 }
-#: Fields a spec holds only when set (:attr:`RunSpec.record_time`).
+#: Fields a spec holds only when set (:attr:`RunSpec.record_time`; the method's
+#: :attr:`~nmthpo.optimizers.registry.MethodSpec.revision` when not 0).
 _OPTIONAL_SPEC_FIELDS: dict[str, tuple[Any, str]] = {
     "record_time": (lambda v: v is True, "true (written only when set)"),
+    "revision": (lambda v: _is_int(v) and v >= 1, "an integer >= 1 (written only when not 0)"),
     "name": (_is_name, f"a display name of 1-{NAME_MAX} printable characters (--name)"),
 }
 
@@ -378,8 +380,9 @@ _MORE_FILES = ("trajectories.parquet", "target_weights.csv")
 
 
 def _spec_fields(spec: Mapping[str, Any]) -> dict[str, Any]:
-    """A run directory's ``spec.json`` without the display name (``name``: not a spec field)."""
-    return {k: v for k, v in spec.items() if k != "name"}
+    """A run directory's ``spec.json`` without the display name (``name``: not a spec field) and
+    the method's revision (the registry's, not a constructor argument)."""
+    return {k: v for k, v in spec.items() if k not in ("name", "revision")}
 
 
 def load_run_spec(path: str | Path) -> RunSpec:

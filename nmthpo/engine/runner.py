@@ -447,10 +447,13 @@ class RunSpec:
 
     @classmethod
     def from_json(cls, text: str) -> RunSpec:
-        """Inverse of :meth:`to_json` (a sidecar's ``machine`` and ``checksum`` are ignored)."""
+        """Inverse of :meth:`to_json` (a sidecar's ``machine`` and ``checksum`` are ignored, and
+        its ``revision``, which the method's registry entry gives: a sidecar written under
+        another revision gives a spec whose :meth:`key` is not the file's)."""
         d = json.loads(text)
         d.pop("machine", None)
         d.pop("checksum", None)
+        d.pop("revision", None)
         if "target" in d:
             d["task"] = d.pop("target")
             d["sources"] = tuple(d["sources"])
@@ -1365,8 +1368,10 @@ def cached_runs(cache_dir: str | Path) -> Iterator[tuple[RunSpec, Path]]:
         # other caches (e.g. a chapter's own tables) may share the directory: only run specs
         if not isinstance(payload, dict):
             continue
-        names = set(payload) - {"machine", "checksum"}
-        single = names - {"record_time"}  # in a lookup-table run's key only when set
+        # record_time (a lookup-table run's) and revision (the method's) are in a key only
+        # when set (RunSpec.payload)
+        names = set(payload) - {"machine", "checksum", "revision"}
+        single = names - {"record_time"}
         if single == kinds[0] or kinds[1] <= names <= kinds[1] | set(_TRANSFER_DEFAULTS):
             yield RunSpec.from_json(js.read_text()), pq
 

@@ -51,8 +51,6 @@ def _setulb() -> Callable[..., None] | None:
         return None
 
 
-
-
 def _with_minimize(
     fun: Callable[[np.ndarray], tuple[float, np.ndarray]],
     x0: np.ndarray,
