@@ -102,8 +102,9 @@ def refit_comparison(
 
 def refit_values(table: pd.DataFrame | None, prefix: str = "ch2.refit") -> dict[str, str]:
     """What the prose quotes from :func:`refit_comparison`: cells compared, cells where the
-    fast schedule is worse / better, and the task with the most "fast worse" cells."""
-    keys = ("cells", "worse", "better", "same", "worst_task")
+    fast schedule is worse / better, the task with the most "fast worse" cells, and whether
+    issue 25's condition for the default (nowhere worse beyond its interval) holds."""
+    keys = ("cells", "worse", "better", "same", "worst_task", "condition")
     if table is None or table.empty:
         return {f"{prefix}.{k}": "n/a" for k in keys}
     worse = table[table["finding"] == "fast worse"]
@@ -114,4 +115,9 @@ def refit_values(table: pd.DataFrame | None, prefix: str = "ch2.refit") -> dict[
         f"{prefix}.better": str(int((table["finding"] == "fast better").sum())),
         f"{prefix}.same": str(int((table["finding"] == "no difference").sum())),
         f"{prefix}.worst_task": str(tasks.index[0]) if len(tasks) else "none",
+        f"{prefix}.condition": (
+            f"holds (no cell of {len(table)} is worse)"
+            if worse.empty
+            else f"does not hold to the letter: {len(worse)} of {len(table)} cells are worse"
+        ),
     }
