@@ -157,3 +157,22 @@ def test_tie_rtol_makes_near_ties_a_random_choice() -> None:
         picks.add(opt.argmax_candidate(snap_ties(scores, opt.tie_rtol)))
     assert picks == {3, 9}
     assert GPBO(X, np.random.default_rng(0)).argmax_candidate(scores) == 9
+
+
+def test_the_tie_tolerance_grows_with_z_squared_in_the_tail() -> None:
+    """Issue 25: far in EI's tail rounding noise of the posterior is amplified by about z^2,
+    so the tie tolerance is ``rtol * max(1, z^2)`` at the row of the largest EI."""
+    from nmthpo.models.acquisition import expected_improvement
+    from nmthpo.optimizers.bo import tail_rtol
+
+    std = np.array([1.0, 1.0, 2.0])
+    near = np.array([0.5, -0.2, 0.0])  # z of the best row: 0.5 -> the plain tolerance
+    ei = expected_improvement(near, std, 0.0)
+    assert tail_rtol(1e-9, near, std, 0.0, 0.0, ei) == 1e-9
+    far = np.array([-12.0, -13.0, -30.0])  # z = -12 at the largest EI
+    ei = expected_improvement(far, std, 0.0)
+    assert tail_rtol(1e-9, far, std, 0.0, 0.0, ei) == pytest.approx(144e-9)
+    assert tail_rtol(0.0, far, std, 0.0, 0.0, ei) == 0.0  # exact ties stay exact
+    # the noise it absorbs: a last-bit change of the posterior moves EI there by more than 1e-9
+    bumped = expected_improvement(far * (1 + 1e-13), std, 0.0)
+    assert abs(bumped[0] / ei[0] - 1) > 1e-12
