@@ -87,9 +87,9 @@ _GPBO_DEFAULTS: tuple[tuple[str, str, str, str], ...] = (
     ("bo-ei-r", "so-en", "1dbb53c7a0726c8c", "78afe3128739f905"),
 )
 _GPBO_CAUSE = (
-    "issue 25: GP-BO's defaults became the fast refit schedule, the lattice fit and "
-    "tie_rtol=1e-9 (before: a fit by L-BFGS-B at every step and exact ties, computed on "
-    "another CPU); Chapter 2's appendix pairs the default with that protocol recomputed here"
+    "commit 687c5f0 (issue 25): GP-BO's defaults became the fast refit schedule, the lattice "
+    "fit and tie_rtol=1e-9 (before: a fit by L-BFGS-B at every step and exact ties, computed "
+    "on another CPU); Chapter 2's appendix pairs the default with that protocol recomputed here"
 )
 
 #: Every number known to have moved since the last published text.
