@@ -39,6 +39,7 @@ from nmthpo.engine.cache import key as cache_key
 from nmthpo.engine.cache import read_checked, write_checked
 from nmthpo.studies.ariafar.space_scores import (
     ALL_SCORES,
+    SELECT_METHODS,
     compare_spaces,
     faithfulness_table,
     preferred_spaces,
@@ -414,7 +415,9 @@ def _table_params(p: Chapter6Params, task: str) -> dict[str, Any]:
 
 
 def _select_params(p: Chapter6Params, budget: int) -> dict[str, Any]:
-    return {
+    from nmthpo.optimizers.registry import resolve
+
+    out: dict[str, Any] = {
         "task": p.select_task,
         "spaces": p.spaces,
         "budget": int(budget),
@@ -425,6 +428,12 @@ def _select_params(p: Chapter6Params, budget: int) -> dict[str, Any]:
         "n_batches": p.table_batches,
         "n_samples": p.table_samples,
     }
+    # the searches' methods (select_and_search's default): a method whose defaults changed
+    # (MethodSpec.revision, GP-BO since issue 25) keys a new entry, as it keys a new run
+    revisions = {m: resolve(m).revision for m in SELECT_METHODS if resolve(m).revision}
+    if revisions:
+        out["revisions"] = revisions
+    return out
 
 
 def _compare_params(p: Chapter6Params) -> dict[str, Any]:
@@ -447,6 +456,7 @@ def compute_entry(kind: str, params: Mapping[str, Any]) -> pd.DataFrame:
     if kind == "table":
         return table_experiment(q.pop("task"), q.pop("spaces"), **q)
     if kind == "select":
+        q.pop("revisions", None)  # a key, not an argument
         budget = int(q.pop("budget"))
         f = select_and_search(q.pop("task"), q.pop("spaces"), budget, **q)
         f.insert(0, "budget", budget)

@@ -44,6 +44,7 @@ from nmthpo.optimizers.registry import make_optimizer
 __all__ = [
     "ALL_SCORES",
     "SCORES",
+    "SELECT_METHODS",
     "calibration",
     "check_budgets",
     "compare_spaces",
@@ -485,13 +486,17 @@ def search_in_rows(
     return np.concatenate([curve, np.full(budget - t_max, curve[-1])])
 
 
+#: The methods :func:`select_and_search` runs in the selected and the full space by default.
+SELECT_METHODS: tuple[str, ...] = ("rs", "bo-ei-m")
+
+
 def select_and_search(
     task: str,
     spaces: str | Sequence[SubGrid | str],
     budget: int,
     *,
     seed_size: int = 20,
-    methods: Sequence[str] = ("rs", "bo-ei-m"),
+    methods: Sequence[str] = SELECT_METHODS,
     trials: int = 10,
     score: str = "mean-b-ei",
     seed: int = 0,
