@@ -284,24 +284,18 @@ def _frames_equal(a: Any, b: Any) -> bool:
     return True
 
 
-def _run_method(path: Path, frame: Any) -> str:
+def _sidecar(path: Path) -> dict[str, Any]:
+    """A cached run's sidecar (its spec's JSON; empty without one)."""
+    side = path.with_suffix(".json")
+    payload = json.loads(side.read_text(encoding="utf-8")) if side.exists() else {}
+    return payload if isinstance(payload, dict) else {}
+
+
+def _run_method(side: dict[str, Any], path: Path, frame: Any) -> str:
     """The method string of a cached run: its sidecar's, else the frame's or the file name's."""
-    side = path.with_suffix(".json")
-    if side.exists():
-        payload = json.loads(side.read_text(encoding="utf-8"))
-        if isinstance(payload, dict) and isinstance(payload.get("method"), str):
-            return str(payload["method"])
+    if isinstance(side.get("method"), str):
+        return str(side["method"])
     return str(frame["method"].iloc[0]) if "method" in frame.columns else path.name.split("__")[0]
-
-
-def _run_settings(path: Path) -> dict[str, Any]:
-    """The method settings of a cached run (its sidecar's; none without one)."""
-    side = path.with_suffix(".json")
-    if side.exists():
-        payload = json.loads(side.read_text(encoding="utf-8"))
-        if isinstance(payload, dict) and isinstance(payload.get("settings"), dict):
-            return dict(payload["settings"])
-    return {}
 
 
 def _declared_exact(method: str, settings: dict[str, Any] | None = None) -> bool | None:
@@ -338,11 +332,13 @@ def compare_results(book: Path, other: Path) -> dict[str, Any]:
             continue
         ra, rb = a.groupby(trial)["row"].apply(list), b.groupby(trial)["row"].apply(list)
         differ = sum(1 for t in ra.index if t not in rb.index or ra[t] != rb[t])
-        method = _run_method(f, a)
+        side = _sidecar(f)
+        method = _run_method(side, f, a)
+        settings = side["settings"] if isinstance(side.get("settings"), dict) else {}
         runs.append(
             {
                 "folder": rel.parts[0], "method": method, "file": str(rel),
-                "machine": run_machine(f), "exact": _declared_exact(method, _run_settings(f)),
+                "machine": run_machine(f), "exact": _declared_exact(method, settings),
                 "trials": len(ra), "differ": differ,
             }
         )  # fmt: skip

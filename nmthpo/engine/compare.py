@@ -379,18 +379,12 @@ def _check_checksums(path: Path, fix: str) -> None:
 _MORE_FILES = ("trajectories.parquet", "target_weights.csv")
 
 
-def _spec_fields(spec: Mapping[str, Any]) -> dict[str, Any]:
-    """A run directory's ``spec.json`` without the display name (``name``: not a spec field) and
-    the method's revision (the registry's, not a constructor argument)."""
-    return {k: v for k, v in spec.items() if k not in ("name", "revision")}
-
-
 def load_run_spec(path: str | Path) -> RunSpec:
     """The spec of a directory written by ``nmthpo run``, without reading its results
     (checked by :func:`check_run_dir`)."""
     from nmthpo.engine.runner import RunSpec
 
-    return RunSpec(**_spec_fields(check_run_dir(path).spec))
+    return RunSpec.from_payload(check_run_dir(path).spec)
 
 
 def _frame_problem(frame: pd.DataFrame, sequences: Sequence[Sequence[int]]) -> str | None:
@@ -420,7 +414,7 @@ def load_run_dir(path: str | Path) -> RunResult:
     from nmthpo.engine.runner import RunResult, RunSpec
 
     rd = check_run_dir(path)
-    spec = RunSpec(**_spec_fields(rd.spec))
+    spec = RunSpec.from_payload(rd.spec)
     fix = _rerun(rd.path)
     n = load_table(spec.task).n_rows
     for t, seq in enumerate(rd.sequences):

@@ -198,6 +198,10 @@ _TRANSFER_DEFAULTS: dict[str, Any] = {
     "encoding": "shared",
     "record_mse": False,
 }
+#: Entries of a spec's JSON that are not fields of :class:`RunSpec`: where and how the file
+#: was written (``machine``, ``checksum``), the method's ``revision`` (the registry gives it,
+#: :meth:`RunSpec.payload` records it when not 0) and a run directory's display ``name``.
+_NOT_FIELDS: tuple[str, ...] = ("machine", "checksum", "revision", "name")
 _SINGLE_FIELDS = (
     "method",
     "task",
@@ -329,18 +333,15 @@ class RunSpec:
             out["settings"] = settings
             if self.record_time:  # in the key only when set: older keys stay valid
                 out["record_time"] = True
-            revision = self._revision()
-            if revision:  # the method's defaults changed (MethodSpec.revision)
-                out["revision"] = revision
-            return out
-        out = {f: getattr(self, "task" if f == "target" else f) for f in _TRANSFER_FIELDS}
-        out["sources"] = list(self.sources)
-        out["settings"] = settings
-        for f, default in _TRANSFER_DEFAULTS.items():
-            if getattr(self, f) != default:
-                out[f] = getattr(self, f)
+        else:
+            out = {f: getattr(self, "task" if f == "target" else f) for f in _TRANSFER_FIELDS}
+            out["sources"] = list(self.sources)
+            out["settings"] = settings
+            for f, default in _TRANSFER_DEFAULTS.items():
+                if getattr(self, f) != default:
+                    out[f] = getattr(self, f)
         revision = self._revision()
-        if revision:
+        if revision:  # the method's defaults changed (MethodSpec.revision)
             out["revision"] = revision
         return out
 
@@ -447,13 +448,15 @@ class RunSpec:
 
     @classmethod
     def from_json(cls, text: str) -> RunSpec:
-        """Inverse of :meth:`to_json` (a sidecar's ``machine`` and ``checksum`` are ignored, and
-        its ``revision``, which the method's registry entry gives: a sidecar written under
-        another revision gives a spec whose :meth:`key` is not the file's)."""
-        d = json.loads(text)
-        d.pop("machine", None)
-        d.pop("checksum", None)
-        d.pop("revision", None)
+        """Inverse of :meth:`to_json` (:meth:`from_payload` of the parsed text)."""
+        return cls.from_payload(json.loads(text))
+
+    @classmethod
+    def from_payload(cls, payload: Mapping[str, Any]) -> RunSpec:
+        """The spec of a :meth:`payload` as a sidecar or a run directory's ``spec.json`` holds
+        it: the entries of :data:`_NOT_FIELDS` are left out (a sidecar written under another
+        ``revision`` gives a spec whose :meth:`key` is not the file's)."""
+        d = {k: v for k, v in payload.items() if k not in _NOT_FIELDS}
         if "target" in d:
             d["task"] = d.pop("target")
             d["sources"] = tuple(d["sources"])
@@ -1368,10 +1371,8 @@ def cached_runs(cache_dir: str | Path) -> Iterator[tuple[RunSpec, Path]]:
         # other caches (e.g. a chapter's own tables) may share the directory: only run specs
         if not isinstance(payload, dict):
             continue
-        # record_time (a lookup-table run's) and revision (the method's) are in a key only
-        # when set (RunSpec.payload)
-        names = set(payload) - {"machine", "checksum", "revision"}
-        single = names - {"record_time"}
+        names = set(payload) - set(_NOT_FIELDS)
+        single = names - {"record_time"}  # in a lookup-table run's key only when set
         if single == kinds[0] or kinds[1] <= names <= kinds[1] | set(_TRANSFER_DEFAULTS):
             yield RunSpec.from_json(js.read_text()), pq
 

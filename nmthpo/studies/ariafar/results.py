@@ -430,7 +430,7 @@ def _select_params(p: Chapter6Params, budget: int) -> dict[str, Any]:
     }
     # the searches' methods (select_and_search's default): a method whose defaults changed
     # (MethodSpec.revision, GP-BO since issue 25) keys a new entry, as it keys a new run
-    revisions = {m: resolve(m).revision for m in SELECT_METHODS if resolve(m).revision}
+    revisions = {m: r for m in SELECT_METHODS if (r := resolve(m).revision)}
     if revisions:
         out["revisions"] = revisions
     return out
