@@ -1,4 +1,5 @@
-"""Copy the old runs of :data:`nmthpo.studies.changes.CHANGES` from the git history into
+"""Copy the old runs of :data:`nmthpo.studies.changes.CHANGES` (and Chapter 4's runs of
+:data:`~nmthpo.studies.changes.TRANSFER_BEFORE`) from the git history into
 ``results/changes/`` (``<id>.parquet`` and a sidecar ``<id>.json`` with the commit, the path and
 the SHA-256), so that the reproducibility appendix can pair each moved number's old run with
 the run that replaced it. Needs the repository's history (a clone, not an archive).
@@ -47,6 +48,53 @@ def main(argv: list[str] | None = None) -> int:
         }
         seal_sidecar(target, meta)
         print(f"{ch.id}: {ch.commit}:{ch.path} -> {target.relative_to(REPO)}")
+    return transfer_snapshots(out)
+
+
+def _git(*args: str) -> bytes | None:
+    done = subprocess.run(["git", *args], cwd=REPO, capture_output=True, check=False)
+    return done.stdout if done.returncode == 0 else None
+
+
+def transfer_snapshots(out: Path) -> int:
+    """Copy Chapter 4's runs of :data:`nmthpo.studies.changes.TRANSFER_BEFORE` whose method has
+    moved since (revision not 0) as ``transfer-<file>``, each with a sidecar holding its commit,
+    path, SHA-256 and the run's spec (:func:`nmthpo.studies.changes.transfer_snapshots`)."""
+    import json
+
+    from nmthpo.engine.cache import CHECKSUM_FIELD, atomic_write, seal_sidecar, sha256_file
+    from nmthpo.engine.runner import RunSpec
+    from nmthpo.studies.changes import TRANSFER_BEFORE, TRANSFER_PREFIX
+
+    listing = _git("ls-tree", "--name-only", TRANSFER_BEFORE, "results/transfer/")
+    if listing is None:
+        print(f"results/transfer is not in {TRANSFER_BEFORE}'s tree", file=sys.stderr)
+        return 2
+    copied = 0
+    for path in sorted(p for p in listing.decode().split() if p.endswith(".parquet")):
+        side = _git("show", f"{TRANSFER_BEFORE}:{path[: -len('.parquet')]}.json")
+        if side is None:
+            continue  # not a run (no spec sidecar)
+        spec = json.loads(side)
+        spec.pop(CHECKSUM_FIELD, None)
+        if RunSpec.from_payload(spec).method_spec().revision == 0:
+            continue  # the method did not move (rs): its run is the current one
+        target = out / f"{TRANSFER_PREFIX}{Path(path).name}"
+        blob = _git("show", f"{TRANSFER_BEFORE}:{path}")
+        assert blob is not None
+        atomic_write(target, lambda p, b=blob: p.write_bytes(b))
+        meta = {
+            "commit": TRANSFER_BEFORE,
+            "path": path,
+            "sha256": sha256_file(target),
+            "bytes": target.stat().st_size,
+            "spec": spec,
+        }
+        seal_sidecar(target, meta)
+        copied += 1
+    print(
+        f"{copied} transfer runs of {TRANSFER_BEFORE} -> {out.relative_to(REPO)}/{TRANSFER_PREFIX}*"
+    )
     return 0
 
 

@@ -75,16 +75,20 @@ import hashlib, json, sys, time
 import nmthpo
 from nmthpo.commands.validate import parse_settings
 from nmthpo.optimizers.registry import resolve
+from nmthpo.engine.runner import default_sources
 methods, tasks, trials, budget = json.loads(sys.argv[1])
 out, seconds = {}, {}
 for m in methods:
     t0 = time.perf_counter()
     name, _, rest = m.partition("[")  # bo-ei-m[search=lattice;tie_rtol=1e-9]: settings
     settings = parse_settings([p for p in rest.rstrip("]").split(";") if p])
-    objective = resolve(name).objectives[0]  # bo-m, gb-m: pareto; the others: bleu
+    spec = resolve(name)
+    objective = spec.objectives[0]  # bo-m, gb-m: pareto; the others: bleu
     for t in tasks:
+        # transfer methods: Chapter 4's static setting (every other table a source)
+        sources = default_sources(t) if spec.needs_sources else None
         r = nmthpo.run(name, t, trials=trials, seed=0, budget=budget, stop="none",
-                       objective=objective, progress=False, settings=settings)
+                       objective=objective, progress=False, settings=settings, sources=sources)
         out[f"{m} {t}"] = [hashlib.sha256(",".join(map(str, map(int, s))).encode()).hexdigest()[:12]
                            for s in r.sequences]
     seconds[m] = round(time.perf_counter() - t0, 2)

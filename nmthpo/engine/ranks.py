@@ -36,6 +36,7 @@ __all__ = [
     "best_so_far",
     "clear_places",
     "overhead_curve",
+    "per_repetition",
     "rank_counts",
     "ranked",
     "ranks_with_ties",
@@ -169,7 +170,7 @@ def overhead_curve(frame: pd.DataFrame) -> pd.DataFrame:
     return f.groupby(["method", "step"], as_index=False)["cum_seconds"].mean()
 
 
-def _per_rep(frame: pd.DataFrame, step: int, value: str) -> pd.DataFrame:
+def per_repetition(frame: pd.DataFrame, step: int, value: str) -> pd.DataFrame:
     """Rank or ADTM at ``step`` averaged over targets: index repetition, one column per method.
 
     Ranks are those of :func:`average_rank` (within target, repetition and step); the ADTM is
@@ -204,7 +205,7 @@ def step_intervals(
     """
     from nmthpo.engine.stats import INTERVAL_COLUMNS, paired_bootstrap
 
-    per = _per_rep(frame, step, value)
+    per = per_repetition(frame, step, value)
     arr = per.to_numpy()
     rows = {}
     for j, m in enumerate(per.columns):

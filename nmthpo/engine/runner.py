@@ -87,6 +87,7 @@ and how to resume; a resumed run logs how many trials it found.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import os
@@ -603,7 +604,9 @@ def trial_optimizer(spec: RunSpec, trial: int) -> tuple[Any, list[Recorder]]:
         from nmthpo.optimizers.transfer.sources import source_tasks  # SciPy: transfer only
 
         srcs = (
-            source_tasks(spec.sources, spec.n_source, spec.seed, trial, spec.kernel)
+            source_tasks(
+                spec.sources, spec.n_source, spec.seed, trial, spec.kernel, _search(m, spec)
+            )
             if m.needs_sources
             else []
         )
@@ -629,6 +632,18 @@ def trial_optimizer(spec: RunSpec, trial: int) -> tuple[Any, list[Recorder]]:
     if hasattr(opt, "asks"):
         recorders.append(OptimizerAsks())
     return opt, recorders
+
+
+def _search(m: MethodSpec, spec: RunSpec) -> str:
+    """The ``search`` a transfer run's method fits with (the run's setting, else the registry
+    entry's, else its class's default, else ``"lattice"``): its source GPs are fitted the
+    same way."""
+    settings = {**m.settings, **dict(spec.settings)}
+    if "search" not in settings:
+        decl = getattr(load_class(m, transfer=True), "Settings", None)
+        fields = dataclasses.fields(decl) if dataclasses.is_dataclass(decl) else ()
+        settings = {f.name: f.default for f in fields if f.name == "search"}
+    return str(settings.get("search", "lattice"))
 
 
 def _tidy(spec: RunSpec, trial: int, res: Mapping[str, np.ndarray]) -> pd.DataFrame:

@@ -43,10 +43,11 @@ Choices the paper leaves open (it used the George library and states none of the
   the BLAS kernel's rounding.
 * ``tie_rtol`` (default 1e-9): EI values within that relative distance of the largest are ties
   (:meth:`~nmthpo.optimizers.base.TableOptimizer.argmax_candidate`), broken uniformly at
-  random; far in EI's tail the distance grows with ``z^2`` (:func:`tail_rtol`). With the two
-  defaults above a run chooses the same rows under every BLAS kernel (measured in the speed
-  appendix); ``schedule="exact", search="lbfgsb", tie_rtol=0`` is the protocol of the book's
-  runs before issue 25.
+  random; far in EI's tail the distance grows with ``z^2``
+  (:func:`nmthpo.models.acquisition.tail_rtol`). With the two defaults above a run chooses the
+  same rows under every BLAS kernel (measured in the speed appendix);
+  ``schedule="exact", search="lbfgsb", tie_rtol=0`` is the protocol of the book's runs before
+  issue 25.
 * ``prior``: ``"none"`` (the default: maximum likelihood, as above) or ``"gamma"``: the fits
   maximise the likelihood times weak priors on the length scales, signal and noise variance
   (:func:`nmthpo.models.gp.log_prior`). With the 3 initial rows and a few more, the likelihood
@@ -74,31 +75,7 @@ if TYPE_CHECKING:
 # SciPy comes in with nmthpo.models: imported where used, so that reading GPBO.Settings
 # (``nmthpo run --set`` checks, ``nmthpo methods``) stays cheap (nmthpo.optimizers.settings)
 
-__all__ = ["SCHEDULES", "GPBO", "GPBOSettings", "tail_rtol"]
-
-
-def tail_rtol(
-    rtol: float, mean: np.ndarray, std: np.ndarray, best: float, xi: float, ei: np.ndarray
-) -> float:
-    """The tie tolerance of EI values at the largest one: ``rtol * max(1, z^2)``, with ``z`` the
-    standardised improvement ``(mean - best - xi) / std`` of the row of the largest EI.
-
-    Far in the tail (``z`` << 0, once the GP expects no row to improve much) the relative
-    change of EI is about ``|z|`` times the change of ``z``, which is itself about ``|z|`` times
-    the relative rounding of the posterior's standard deviation: a posterior that differs in its
-    last bits between two CPUs moves EI there by about ``z^2`` times as much as near the
-    incumbent. Measured: at ``z`` about -12 (EI about 4e-33 BLEU) two core types of OpenBLAS
-    gave EI values 1.5e-9 apart in relative terms, above a fixed ``rtol`` of 1e-9, and chose
-    other rows (``bo-ei-m`` on zh-en, trial 1, step 55). Scaling by ``z^2`` keeps the tolerance
-    at ``rtol`` near the incumbent (``|z| <= 1``) and 144 times larger at ``z = -12``.
-    """
-    if rtol <= 0 or ei.size == 0:
-        return rtol
-    i = int(np.argmax(ei))
-    if not std[i] > 0:
-        return rtol
-    z = (float(mean[i]) - best - xi) / float(std[i])
-    return rtol * max(1.0, z * z)
+__all__ = ["SCHEDULES", "GPBO", "GPBOSettings"]
 
 
 #: Valid ``schedule`` settings of :class:`GPBO` (see the module docstring).
@@ -289,7 +266,7 @@ class GPBO(TableOptimizer):
     # -- protocol -----------------------------------------------------------------------------
     def ask(self) -> int:
         """The unevaluated row with the largest expected improvement (random tie-break)."""
-        from nmthpo.models.acquisition import expected_improvement
+        from nmthpo.models.acquisition import expected_improvement, tail_rtol
 
         cand = self.remaining()
         if not self.rows:

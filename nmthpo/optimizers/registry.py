@@ -238,6 +238,14 @@ _TM = "nmthpo.optimizers.transfer.methods"
 _MF = "nmthpo.optimizers.multifidelity"
 
 
+#: The GP methods (GP-BO, the Pareto GP methods ``bo-m``/``bo-r``, the transfer methods) choose
+#: the same rows on every CPU with the lattice search and this tie tolerance (issue 25; the
+#: portability sample of the speed appendix), not with ``search="lbfgsb"``. GP-BO and the
+#: transfer methods have them as their class defaults; ``bo-m`` and ``bo-r`` as their registry
+#: settings (``ParetoSMBO``'s graph surrogates keep exact ties).
+_GP_EXACT: dict[str, Any] = {"search": "lattice", "tie_rtol": 1e-9}
+
+
 def _transfer(
     cls: str, settings: dict[str, Any], description: str, needs_sources: bool = True
 ) -> MethodSpec:
@@ -247,19 +255,16 @@ def _transfer(
         settings,
         ("bleu",),
         description,
-        exact_across_cpus=False,
         needs_sources=needs_sources,
         takes_sources=True,
+        exact_settings=_GP_EXACT,
+        revision=1,
     )
 
 
 def _fidelity(module: str, cls: str, settings: dict[str, Any], description: str) -> MethodSpec:
     return MethodSpec(f"{_MF}.{module}", cls, settings, (), description, fidelity=True)
 
-
-#: GP-BO chooses the same rows on every CPU with its default lattice search and tie tolerance
-#: (issue 25; the portability sample of the speed appendix), not with ``search="lbfgsb"``.
-_GPBO_EXACT: dict[str, Any] = {"search": "lattice", "tie_rtol": 1e-9}
 
 METHODS: dict[str, MethodSpec] = {
     "rs": MethodSpec(
@@ -278,7 +283,7 @@ METHODS: dict[str, MethodSpec] = {
         {"kernel": "matern52"},
         ("bleu",),
         "GP-BO, Matern-5/2 ARD kernel, expected improvement",
-        exact_settings=_GPBO_EXACT,
+        exact_settings=_GP_EXACT,
         revision=1,
     ),
     "bo-ei-map": MethodSpec(
@@ -288,7 +293,7 @@ METHODS: dict[str, MethodSpec] = {
         ("bleu",),
         "GP-BO, Matern-5/2 ARD kernel, expected improvement, MAP hyperparameters under weak "
         "priors (Chapter 9)",
-        exact_settings=_GPBO_EXACT,
+        exact_settings=_GP_EXACT,
         revision=1,
     ),
     "bo-ei-r": MethodSpec(
@@ -297,7 +302,7 @@ METHODS: dict[str, MethodSpec] = {
         {"kernel": "rbf"},
         ("bleu",),
         "GP-BO, RBF ARD kernel, expected improvement",
-        exact_settings=_GPBO_EXACT,
+        exact_settings=_GP_EXACT,
         revision=1,
     ),
     "bo-ei-m-mcmc": MethodSpec(
@@ -348,18 +353,20 @@ METHODS: dict[str, MethodSpec] = {
     "bo-m": MethodSpec(
         "nmthpo.optimizers.mobo",
         "ParetoSMBO",
-        {"surrogate": "gp", "kernel": "matern52"},
+        {"surrogate": "gp", "kernel": "matern52", **_GP_EXACT},
         ("pareto",),
         "multiobjective SMBO, GP surrogates (Matern-5/2), EHVI",
-        exact_across_cpus=False,
+        exact_settings=_GP_EXACT,
+        revision=1,
     ),
     "bo-r": MethodSpec(
         "nmthpo.optimizers.mobo",
         "ParetoSMBO",
-        {"surrogate": "gp", "kernel": "rbf"},
+        {"surrogate": "gp", "kernel": "rbf", **_GP_EXACT},
         ("pareto",),
         "multiobjective SMBO, GP surrogates (RBF), EHVI",
-        exact_across_cpus=False,
+        exact_settings=_GP_EXACT,
+        revision=1,
     ),
     "gb-m": MethodSpec(
         "nmthpo.optimizers.mobo",

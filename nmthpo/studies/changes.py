@@ -25,7 +25,18 @@ from nmthpo.engine.cache import results_dir, sha256_file
 from nmthpo.engine.numbers import fmt, fmt_interval
 from nmthpo.engine.stats import paired_difference
 
-__all__ = ["CHANGES", "CHANGES_FOLDER", "Change", "changes_table", "old_run", "per_trial_ftb"]
+__all__ = [
+    "CHANGES",
+    "CHANGES_FOLDER",
+    "TRANSFER_BEFORE",
+    "TRANSFER_PREFIX",
+    "Change",
+    "changes_table",
+    "old_run",
+    "per_trial_metric",
+    "transfer_changes_table",
+    "transfer_snapshots",
+]
 
 #: Folder of ``results/`` holding the old runs (written by ``tools/extract_changes.py``).
 CHANGES_FOLDER = "changes"
@@ -56,6 +67,9 @@ class Change:
         difference of two methods.
     trials : int, optional
         Only the first ``trials`` trials (the number was printed for a shorter grid).
+    metric : {"ftb", "fto", "fta", "fbp"}
+        The per-trial metric (:func:`per_trial_metric`): ``ftb`` for Table 3's runs, ``fta``
+        (or ``fto``, ``fbp``) for Table 4's.
     """
 
     id: str
@@ -68,6 +82,7 @@ class Change:
     cause: str
     minus: str | None = None
     trials: int | None = None
+    metric: str = "ftb"
 
 
 #: Table 3's GP-BO runs before and after issue 25 made the fast schedule with the lattice fit
@@ -185,12 +200,19 @@ def old_run(change: Change, root: Path | None = None) -> pd.DataFrame:
     return pd.read_parquet(path)
 
 
-def per_trial_ftb(frame: pd.DataFrame, task: str) -> np.ndarray:
-    """ftb of every trial of a run (the paper's tie convention), in trial order."""
-    from nmthpo.studies.zhang_duh.single_objective import per_trial_metrics
+def per_trial_metric(frame: pd.DataFrame, task: str, metric: str = "ftb") -> np.ndarray:
+    """``metric`` of every trial of a run, in trial order: ``ftb`` (Table 3, the paper's tie
+    convention) or ``fto``, ``fta``, ``fbp`` (Table 4, a Pareto run)."""
+    if metric == "ftb":
+        from nmthpo.studies.zhang_duh.single_objective import per_trial_metrics
 
-    per = per_trial_metrics({("run", task): frame}, ties="value")
-    return per.sort_values("trial")["ftb"].to_numpy(dtype=float)
+        per = per_trial_metrics({("run", task): frame}, ties="value")
+        return per.sort_values("trial")["ftb"].to_numpy(dtype=float)
+    if metric not in ("fto", "fta", "fbp"):
+        raise ValueError(f"unknown metric {metric!r}; valid: ftb, fto, fta, fbp")
+    from nmthpo.studies.zhang_duh.multiobjective import pareto_metrics
+
+    return pareto_metrics(frame, task)[metric].to_numpy(dtype=float)
 
 
 def changes_table(changes: tuple[Change, ...] = CHANGES, root: Path | None = None) -> pd.DataFrame:
@@ -198,10 +220,10 @@ def changes_table(changes: tuple[Change, ...] = CHANGES, root: Path | None = Non
     base = root or results_dir()
     rows = []
     for ch in changes:
-        old = per_trial_ftb(old_run(ch, root), ch.task)
-        new = per_trial_ftb(pd.read_parquet(base / ch.new), ch.task)
+        old = per_trial_metric(old_run(ch, root), ch.task, ch.metric)
+        new = per_trial_metric(pd.read_parquet(base / ch.new), ch.task, ch.metric)
         if ch.minus is not None:
-            other = per_trial_ftb(pd.read_parquet(base / ch.minus), ch.task)
+            other = per_trial_metric(pd.read_parquet(base / ch.minus), ch.task, ch.metric)
             n = min(len(other), len(old), len(new))
             old, new = other[:n] - old[:n], other[:n] - new[:n]
         n = min(len(old), len(new), ch.trials or len(old))
@@ -218,3 +240,76 @@ def changes_table(changes: tuple[Change, ...] = CHANGES, root: Path | None = Non
             }
         )
     return pd.DataFrame(rows).set_index("number")
+
+
+# -- Chapter 4: every transfer run moved at once ------------------------------------------------
+#: The commit whose ``results/transfer`` holds Chapter 4's runs before issue 25 made the lattice
+#: fit, the tie tolerance and Cholesky draws (RGPE) the transfer methods' defaults.
+TRANSFER_BEFORE = "bfa4b4a"
+#: File-name prefix of those runs' snapshots in ``results/changes/`` (``tools/extract_changes.py``
+#: copies every transfer run of a method whose revision is not 0; ``rs`` did not move).
+TRANSFER_PREFIX = "transfer-"
+
+
+def transfer_snapshots(root: Path | None = None) -> dict[str, Path]:
+    """The snapshots of Chapter 4's old runs: the *current* stem of each run's spec -> the old
+    run's file (its sidecar holds its commit, path, SHA-256 and spec; each is checked).
+
+    The old spec read back names the run that replaced it: a run's key holds its method's
+    revision (:attr:`~nmthpo.optimizers.registry.MethodSpec.revision`), which is not a field of
+    the spec, so the spec read from the old sidecar has the new run's stem.
+    """
+    from nmthpo.engine.runner import RunSpec
+
+    folder = (root or results_dir()) / CHANGES_FOLDER
+    out: dict[str, Path] = {}
+    for path in sorted(folder.glob(f"{TRANSFER_PREFIX}*.parquet")):
+        meta = json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))
+        if meta.get("commit") != TRANSFER_BEFORE or meta.get("sha256") != sha256_file(path):
+            raise ValueError(
+                f"{path} does not match its sidecar (commit {TRANSFER_BEFORE}, SHA-256); "
+                "re-run tools/extract_changes.py"
+            )
+        out[RunSpec.from_payload(meta["spec"]).stem()] = path
+    return out
+
+
+def transfer_changes_table(step: int = 50, root: Path | None = None) -> pd.DataFrame:
+    """Chapter 4's ADTM at ``step`` per setting and method, before and after issue 25's
+    defaults: old, new and new - old with its paired 95 % interval over the repetitions
+    (repetition ``r`` of both starts from the same initial rows and source samples; the ADTM
+    of a repetition is averaged over the targets, :func:`nmthpo.engine.ranks.per_repetition`).
+    Methods whose runs did not move (``rs``) are left out."""
+    from nmthpo.engine.ranks import per_repetition
+    from nmthpo.studies.grids import CHAPTER_GRID, book_dir
+    from nmthpo.studies.li_transbo.study import setting_specs
+
+    base = root or results_dir()
+    snaps = transfer_snapshots(root)
+    new_dir = base / "transfer" if root is not None else book_dir("transfer")
+    rows = []
+    for name in CHAPTER_GRID:
+        specs = [sp for sp in setting_specs(name) if sp.stem() in snaps]
+        if not specs:
+            continue
+        old = pd.concat([pd.read_parquet(snaps[sp.stem()]) for sp in specs], ignore_index=True)
+        new = pd.concat(
+            [pd.read_parquet(new_dir / f"{sp.stem()}.parquet") for sp in specs], ignore_index=True
+        )
+        a, b = per_repetition(old, step, "adtm"), per_repetition(new, step, "adtm")
+        reps = a.index.intersection(b.index)
+        for m in dict.fromkeys(sp.method for sp in specs):
+            o, n = a.loc[reps, m].to_numpy(), b.loc[reps, m].to_numpy()
+            est, lo, hi = paired_difference(n, o)
+            rows.append(
+                {
+                    "setting": name,
+                    "method": m,
+                    f"old ADTM@{step}": fmt(o.mean(), "adtm"),
+                    f"new ADTM@{step}": fmt(n.mean(), "adtm"),
+                    "new - old [95% CI]": fmt_interval(est, lo, hi, "adtm"),
+                    "repetitions": len(reps),
+                    "moved": bool(lo > 0 or hi < 0),
+                }
+            )
+    return pd.DataFrame(rows)

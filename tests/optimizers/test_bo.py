@@ -162,8 +162,7 @@ def test_tie_rtol_makes_near_ties_a_random_choice() -> None:
 def test_the_tie_tolerance_grows_with_z_squared_in_the_tail() -> None:
     """Issue 25: far in EI's tail rounding noise of the posterior is amplified by about z^2,
     so the tie tolerance is ``rtol * max(1, z^2)`` at the row of the largest EI."""
-    from nmthpo.models.acquisition import expected_improvement
-    from nmthpo.optimizers.bo import tail_rtol
+    from nmthpo.models.acquisition import expected_improvement, tail_rtol
 
     std = np.array([1.0, 1.0, 2.0])
     near = np.array([0.5, -0.2, 0.0])  # z of the best row: 0.5 -> the plain tolerance

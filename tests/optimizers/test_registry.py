@@ -48,16 +48,18 @@ def test_unrecorded_classes_have_no_setting_names() -> None:
     assert constructor_settings(RandomSearch) == ([], False)
 
 
-def test_gp_bo_is_exact_across_cpus_only_with_its_lattice_settings() -> None:
-    """Issue 25: GP-BO's defaults (lattice search, tie tolerance) make it exact across CPUs;
-    a run that sets the papers' L-BFGS-B fit or exact ties is not; other methods as declared."""
+def test_gp_methods_are_exact_across_cpus_only_with_their_lattice_settings() -> None:
+    """Issue 25: the GP methods' defaults (lattice search, tie tolerance) make them exact across
+    CPUs; a run that sets the papers' L-BFGS-B fit or exact ties is not; others as declared."""
     from nmthpo.optimizers.registry import resolve
 
-    for name in ("bo-ei-m", "bo-ei-r", "bo-ei-map"):
+    for name in ("bo-ei-m", "bo-ei-r", "bo-ei-map", "bo-m", "bo-r", "igp", "transbo", "rgpe-ms"):
         spec = resolve(name)
         assert spec.revision == 1
-        assert spec.exact_for({}) and spec.exact_for({"schedule": "exact"})
+        assert spec.exact_for({}) and spec.exact_for({"refit_growth": 0.5})
         assert not spec.exact_for({"search": "lbfgsb"})
         assert not spec.exact_for({"tie_rtol": 0.0})
-    assert not resolve("bo-m").exact_for({"search": "lattice", "tie_rtol": 1e-9})
+    assert resolve("bo-m").settings["search"] == "lattice"  # the registry's, not the class's
+    assert resolve("gb-m").revision == 0 and "tie_rtol" not in resolve("gb-m").settings
+    assert not resolve("bo-ei-m-mcmc").exact_for({})
     assert resolve("gb-ei-m").exact_for({"k": 5}) and resolve("gb-ei-m").revision == 0

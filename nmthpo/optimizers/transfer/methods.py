@@ -42,7 +42,7 @@ import numpy as np
 from nmthpo.errors import InputKeyError
 from nmthpo.optimizers.base import TableOptimizer
 from nmthpo.optimizers.registry import METHODS, build
-from nmthpo.optimizers.settings import setting
+from nmthpo.optimizers.settings import search_setting, setting, tie_rtol_setting
 from nmthpo.optimizers.transfer.combine import (
     cv_folds,
     cv_target_weight,
@@ -105,6 +105,8 @@ class TransferSettings:
     )
     target_task: str | None = setting(None, "name of the target task", context=True)
     metafeatures: Any = setting(None, "meta-features of target and sources (TST-M)", context=True)
+    search: str = search_setting("lattice")
+    tie_rtol: float = tie_rtol_setting("EI", 1e-9)
 
 
 class TransferOptimizer(TableOptimizer):
@@ -124,6 +126,15 @@ class TransferOptimizer(TableOptimizer):
         Random restarts of the target GP's hyperparameter fit and how often they are used.
     source_only : bool
         Search with the source part of the surrogate only (ablation), where supported.
+    search : {"lattice", "lbfgsb"}
+        How every hyperparameter fit of the method searches (target GP, cross-validation GPs,
+        SGPR's levels, SCoT's merged GP; the runner fits the source GPs the same way):
+        ``"lattice"`` (default since issue 25) ends at the same point on every CPU;
+        ``"lbfgsb"`` (the book's runs before) moves with the BLAS kernel's rounding.
+    tie_rtol : float
+        EI values within ``tie_rtol * max(1, z^2)`` of the largest are ties
+        (:func:`nmthpo.models.acquisition.tail_rtol`), broken uniformly at random; 0: exact
+        ties only (the book's runs before issue 25).
     target_task : str, optional
         Name of the target task (informative; the optimiser never reads a table).
     metafeatures : object, optional
@@ -151,9 +162,11 @@ class TransferOptimizer(TableOptimizer):
         source_only: bool = False,
         target_task: str | None = None,
         metafeatures: Any = None,
+        search: str = "lattice",
+        tie_rtol: float = 1e-9,
         **settings: Any,
     ) -> None:
-        from nmthpo.models.gp import KERNELS
+        from nmthpo.models.gp import KERNELS, GaussianProcess
         from nmthpo.models.refit import RefitSchedule, ScheduledGP
 
         super().__init__(X, rng, objective, **settings)
@@ -161,6 +174,11 @@ class TransferOptimizer(TableOptimizer):
             raise ValueError(f"unknown kernel {kernel!r}; valid kernels: {', '.join(KERNELS)}")
         if restarts < 0 or restart_every < 1:
             raise ValueError("restarts must be >= 0 and restart_every >= 1")
+        if not (np.isfinite(tie_rtol) and tie_rtol >= 0):
+            raise ValueError(f"tie_rtol must be a number >= 0; got {tie_rtol!r}")
+        GaussianProcess(kernel, search=search)  # validates the search's name
+        self.search = search
+        self.tie_rtol = float(tie_rtol)
         self.sources = list(sources)
         if self.needs_sources and not self.sources:
             raise ValueError(f"{type(self).__name__} needs at least one source task")
@@ -194,6 +212,7 @@ class TransferOptimizer(TableOptimizer):
             ),
             self._seed,
             between="condition",
+            search=self.search,
         )
         self.target_weights: list[float] = []
         self.source_weights: list[np.ndarray] = []
@@ -215,15 +234,11 @@ class TransferOptimizer(TableOptimizer):
         """A GP started at the current target hyperparameters and conditioned on ``(X, y)``.
 
         ``optimize=False`` keeps the hyperparameters; ``True`` re-fits them by maximum
-        likelihood on ``(X, y)`` alone, warm-started from the current ones (no restarts).
+        likelihood on ``(X, y)`` alone, warm-started from the current ones (no restarts; a
+        lattice fit searches the fine steps from there, as the target GP's own warm fits do).
         """
-        from nmthpo.models.gp import GaussianProcess
-
         assert self._target.gp is not None
-        h = self._target.gp.hyperparameters
-        return GaussianProcess(
-            self.kernel, lengthscales=h["lengthscales"], variance=h["variance"], noise=h["noise"]
-        ).fit(X, y, optimize=optimize)
+        return self._target.gp.copy().fit(X, y, optimize=optimize)
 
     # -- protocol -------------------------------------------------------------------------------
     def _surrogate(self, ys: np.ndarray) -> tuple[np.ndarray, np.ndarray, float, np.ndarray]:
@@ -232,7 +247,7 @@ class TransferOptimizer(TableOptimizer):
 
     def ask(self) -> int:
         """The unevaluated row with the largest EI under the method's surrogate."""
-        from nmthpo.models.acquisition import expected_improvement
+        from nmthpo.models.acquisition import expected_improvement, tail_rtol
 
         cand = self.candidates
         if cand.size == 0:
@@ -245,8 +260,10 @@ class TransferOptimizer(TableOptimizer):
         mean, var, tw, sw = self._surrogate(ys)
         self.target_weights.append(float(tw))
         self.source_weights.append(np.asarray(sw, dtype=float))
-        scores = expected_improvement(mean, np.sqrt(np.maximum(var, 0.0)), float(ys.max()))
-        return self.argmax_candidate(scores)
+        std = np.sqrt(np.maximum(var, 0.0))
+        best = float(ys.max())
+        scores = expected_improvement(mean, std, best)
+        return self.argmax_candidate(scores, tail_rtol(self.tie_rtol, mean, std, best, 0.0, scores))
 
 
 class RandomTransfer(TransferOptimizer):
@@ -505,6 +522,23 @@ class TST(TransferOptimizer):
         return m, v, float(allw[-1]), allw[:-1]
 
 
+def _sampling_factor(cov: np.ndarray) -> np.ndarray:
+    """A factor ``L`` with ``L L^T = cov + jitter I`` for joint posterior draws: the Cholesky
+    factor, with jitter 1e-8 (times 10 until it factors). The factor is unique, so a draw
+    moves only by rounding between BLAS kernels; an eigendecomposition's basis of a
+    degenerate (near-zero) eigenspace is not unique and gave other draws, and other RGPE
+    weights, under another OpenBLAS core type (issue 25)."""
+    from scipy.linalg import LinAlgError, cholesky
+
+    jitter = 1e-8
+    for _ in range(8):
+        try:
+            return cholesky(cov + jitter * np.eye(len(cov)), lower=True)
+        except LinAlgError:
+            jitter *= 10
+    raise LinAlgError("the posterior covariance does not factor even with jitter 1e-1")
+
+
 @dataclass(frozen=True)
 class RGPESettings(TransferSettings):
     """Settings of :class:`RGPE`."""
@@ -578,9 +612,7 @@ class RGPE(TransferOptimizer):
         losses = np.zeros((self.K + 1, S))
         for i, s in enumerate(self.sources):
             mu, cov = s.gp.predict(Xo, full_cov=True)
-            cov = 0.5 * (cov + cov.T) + 1e-8 * np.eye(t)
-            ev, evec = np.linalg.eigh(cov)
-            L = evec * np.sqrt(np.maximum(ev, 0.0))
+            L = _sampling_factor(0.5 * (cov + cov.T))
             F = mu[None, :] + self.rng.standard_normal((S, t)) @ L.T
             losses[i] = np.sum(F[:, lo] >= F[:, hi], axis=1)
         compete = np.ones(self.K + 1, dtype=bool)
@@ -659,7 +691,7 @@ class SGPR(TransferOptimizer):
             below = np.zeros(s.X.shape[0])
             for gp in levels:
                 below += gp.predict(s.X)[0]
-            gp = GaussianProcess(self.kernel).fit(
+            gp = GaussianProcess(self.kernel, search=self.search).fit(
                 s.X, s.y - below, rng=np.random.default_rng([self._seed, 10**6 + i]), restarts=1
             )
             n_i = s.X.shape[0]
@@ -744,6 +776,7 @@ class SCoT(TransferOptimizer):
             RefitSchedule(every=self.refit_every, restarts=self.restarts, restart_rule="first"),
             self._seed,
             between="condition",
+            search=self.search,
         )
 
     def _surrogate(self, ys: np.ndarray) -> tuple[np.ndarray, np.ndarray, float, np.ndarray]:

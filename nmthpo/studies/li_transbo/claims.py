@@ -231,9 +231,9 @@ def _rank_cube(frame: pd.DataFrame) -> _Cube:
 def _adtm_at(frame: pd.DataFrame, step: int) -> pd.DataFrame:
     """ADTM at ``step`` averaged over targets: index repetition, one column per method
     (rounded to 12 decimals, so that equal best rows give exactly equal ADTM)."""
-    from nmthpo.engine.ranks import _per_rep
+    from nmthpo.engine.ranks import per_repetition
 
-    return _per_rep(frame, step, "adtm").round(12)
+    return per_repetition(frame, step, "adtm").round(12)
 
 
 def _cube(ev: TransferEvidence, name: str) -> _Cube:
