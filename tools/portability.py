@@ -54,7 +54,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "results" / "benchmarks"
 
-#: One or two methods of every family the book runs (lookup tables, one objective or two).
+#: One or more methods of every family the book runs (lookup tables, one objective or two,
+#: transfer).
 METHODS: tuple[str, ...] = (
     "rs",
     "bo-ei-m",
@@ -64,9 +65,18 @@ METHODS: tuple[str, ...] = (
     "gb-eif-m",
     "ga",
     "bo-m",
+    "bo-r",
     "gb-m",
     "optuna:TPESampler",
     "optuna:GPSampler",
+    # transfer (Chapter 4's static setting: every other table a source)
+    "igp",
+    "transbo",
+    "rgpe",
+    "tst",
+    "pogpe",
+    "sgpr",
+    "scot",
 )
 TASKS: tuple[str, ...] = ("ja-en", "ru-en", "en-ja", "sw-en")
 

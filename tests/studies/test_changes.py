@@ -30,3 +30,32 @@ def test_a_damaged_old_run_is_refused(tmp_path) -> None:
     (tmp_path / "changes" / f"{ch.id}.json").unlink()
     with pytest.raises(FileNotFoundError, match="extract_changes"):
         old_run(ch, root=tmp_path)
+
+
+def test_chapter4_changes_pair_every_moved_run_with_its_snapshot() -> None:
+    from nmthpo.studies.changes import transfer_changes_table
+    from nmthpo.studies.grids import CHAPTER_GRID
+
+    table = transfer_changes_table()
+    assert set(table["setting"]) == set(CHAPTER_GRID)
+    assert (table["repetitions"] == 30).all()
+    assert "rs" not in set(table["method"])  # random search did not move
+    want = {(n, m) for n, s in CHAPTER_GRID.items() for m in s.methods if m != "rs"}
+    assert set(zip(table["setting"], table["method"], strict=True)) == want
+    assert set(table["verdict"]) <= {"no difference", "lower (better)", "higher (worse)"}
+
+
+def test_a_damaged_transfer_snapshot_is_refused(tmp_path) -> None:
+    import shutil
+
+    from nmthpo.engine.cache import results_dir
+    from nmthpo.studies.changes import TRANSFER_PREFIX, transfer_snapshots
+
+    src = sorted((results_dir() / "changes").glob(f"{TRANSFER_PREFIX}*.parquet"))[0]
+    (tmp_path / "changes").mkdir()
+    for p in (src, src.with_suffix(".json")):
+        shutil.copy(p, tmp_path / "changes")
+    assert len(transfer_snapshots(tmp_path)) == 1
+    (tmp_path / "changes" / src.name).write_bytes(b"garbage")
+    with pytest.raises(ValueError, match="SHA-256"):
+        transfer_snapshots(tmp_path)

@@ -97,3 +97,39 @@ def test_target_and_scot_gps_follow_the_shared_schedule_with_unchanged_defaults(
         scot.tell(scot.ask(), 20.0)
     # fits at 3 (restarts) only; conditioned on 8 source + 5 target points in between
     assert scot._merged.history.last_fit_n == 3 and scot._merged.gp.X_train.shape[0] == 13
+
+
+def test_every_gp_of_a_transfer_method_fits_with_its_search():
+    """Issue 25: the lattice by default (the same rows on every CPU), L-BFGS-B as a setting:
+    the target GP, the cross-validation GPs of TransBO, SGPR's levels and SCoT's merged GP."""
+    table = load_table("zh-en")
+    srcs = source_tasks(("ru-en", "ja-en"), 12, 0, 0)
+    for search in ("lattice", "lbfgsb"):
+        kw = {} if search == "lattice" else {"search": "lbfgsb", "tie_rtol": 0.0}
+        for name in ("transbo", "sgpr", "scot"):
+            opt = make_transfer_optimizer(
+                name, table.encode("shared"), np.random.default_rng(0), srcs, restarts=0, **kw
+            )
+            for r in range(6):
+                opt.tell(r, table.bleu[r])
+            opt.ask()
+            if name == "transbo":
+                gps = [opt._target.gp, opt._fixed_gp(opt.X[:4], table.bleu[:4], True)]
+            elif name == "sgpr":
+                gps = [*opt._levels, opt._target.gp]
+            else:
+                gps = [opt._merged.gp]
+            assert {gp.search for gp in gps} == {search}, (name, search)
+
+
+def test_rgpe_sampling_factor_is_unique_and_factors_a_degenerate_covariance():
+    from nmthpo.optimizers.transfer.methods import _sampling_factor
+
+    rng = np.random.default_rng(0)
+    A = rng.standard_normal((6, 2))
+    cov = A @ A.T  # rank 2 of 6: an eigenbasis of its null space is not unique
+    L = _sampling_factor(cov)
+    assert np.allclose(L, np.tril(L)) and np.all(np.diag(L) > 0)
+    np.testing.assert_allclose(L @ L.T, cov + 1e-8 * np.eye(6), atol=1e-12)
+    with pytest.raises(np.linalg.LinAlgError):
+        _sampling_factor(-np.eye(3))

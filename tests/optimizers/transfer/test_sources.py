@@ -28,3 +28,16 @@ def test_source_validation_messages():
         make_transfer_optimizer("transbo", np.zeros((4, 6)), np.random.default_rng(0), [])
     with pytest.raises(KeyError, match="valid methods"):
         make_transfer_optimizer("bogus", np.zeros((4, 6)), np.random.default_rng(0), [])
+
+
+def test_the_runner_fits_the_sources_with_the_methods_search():
+    """Issue 25: a transfer run's source GPs fit as the method's own GPs do (its ``search``)."""
+    from dataclasses import replace
+
+    from nmthpo.engine.runner import RunSpec, trial_optimizer
+
+    spec = RunSpec("transbo", "zh-en", budget=5, sources=("ru-en",), n_source=8)
+    opt, _ = trial_optimizer(spec, 0)
+    assert opt.search == "lattice" and opt.sources[0].gp.search == "lattice"
+    opt, _ = trial_optimizer(replace(spec, settings={"search": "lbfgsb"}), 0)
+    assert opt.search == "lbfgsb" and opt.sources[0].gp.search == "lbfgsb"
