@@ -22,7 +22,7 @@ DECIMALS: dict[str, int | None] = {
     "percent": 1,  # percentages
     "correlation": 2,  # Spearman, Kendall
     "rank": 2,  # average ranks
-    "adtm": 3,  # average distance to the maximum (Eq. 9 of Li et al.: a share of the BLEU range)
+    "adtm": 4,  # average distance to the maximum (Eq. 9 of Li et al.: a share of the BLEU range)
     "hypervolume": 3,  # normalised hypervolume and its differences
     "points": 1,  # Pareto points found
     "seconds": 1,
