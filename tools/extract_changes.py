@@ -95,6 +95,29 @@ def transfer_snapshots(out: Path) -> int:
     print(
         f"{copied} transfer runs of {TRANSFER_BEFORE} -> {out.relative_to(REPO)}/{TRANSFER_PREFIX}*"
     )
+    return ledger_snapshot(out)
+
+
+def ledger_snapshot(out: Path) -> int:
+    """Copy the ledger of :data:`nmthpo.studies.changes.TRANSFER_BEFORE` as
+    :data:`~nmthpo.studies.changes.LEDGER_SNAPSHOT` (with its sidecar)."""
+    from nmthpo.engine.cache import atomic_write, seal_sidecar, sha256_file
+    from nmthpo.studies.changes import LEDGER_SNAPSHOT, TRANSFER_BEFORE
+
+    blob = _git("show", f"{TRANSFER_BEFORE}:results/claims.csv")
+    if blob is None:
+        print(f"results/claims.csv is not in {TRANSFER_BEFORE}'s tree", file=sys.stderr)
+        return 2
+    target = out / LEDGER_SNAPSHOT
+    atomic_write(target, lambda p: p.write_bytes(blob))
+    meta = {
+        "commit": TRANSFER_BEFORE,
+        "path": "results/claims.csv",
+        "sha256": sha256_file(target),
+        "bytes": target.stat().st_size,
+    }
+    seal_sidecar(target, meta)
+    print(f"the ledger of {TRANSFER_BEFORE} -> {target.relative_to(REPO)}")
     return 0
 
 

@@ -28,10 +28,12 @@ from nmthpo.engine.stats import paired_difference
 __all__ = [
     "CHANGES",
     "CHANGES_FOLDER",
+    "LEDGER_SNAPSHOT",
     "TRANSFER_BEFORE",
     "TRANSFER_PREFIX",
     "Change",
     "changes_table",
+    "ledger_changes",
     "old_run",
     "per_trial_metric",
     "transfer_changes_table",
@@ -368,3 +370,42 @@ def transfer_changes_table(step: int = 50, root: Path | None = None) -> pd.DataF
                 }
             )
     return pd.DataFrame(rows)
+
+
+# -- the ledger: verdicts that moved with issue 25's recomputed runs ---------------------------
+#: Snapshot of the ledger (``results/claims.csv``) of :data:`TRANSFER_BEFORE` in
+#: ``results/changes/`` (``tools/extract_changes.py``): the verdicts before the GP methods of
+#: Tables 4 and Chapter 4 moved to the lattice fit.
+LEDGER_SNAPSHOT = "claims-before-lattice.csv"
+
+
+def ledger_changes(root: Path | None = None) -> pd.DataFrame:
+    """Claims of the ledger whose verdict differs from the snapshot :data:`LEDGER_SNAPSHOT`
+    (checked against its sidecar): id, verdict before and now, and the reason now;
+    ``attrs["claims"]``: how many claims both hold."""
+    from nmthpo.studies.ledger import read_ledger
+
+    base = root or results_dir()
+    path = base / CHANGES_FOLDER / LEDGER_SNAPSHOT
+    meta = json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))
+    if meta.get("commit") != TRANSFER_BEFORE or meta.get("sha256") != sha256_file(path):
+        raise ValueError(
+            f"{path} does not match its sidecar (commit {TRANSFER_BEFORE}, SHA-256); "
+            "re-run tools/extract_changes.py"
+        )
+    old = read_ledger(path).set_index("id")
+    new = read_ledger(base / "claims.csv").set_index("id")
+    ids = [
+        i for i in new.index if i in old.index and old.loc[i, "verdict"] != new.loc[i, "verdict"]
+    ]
+    out = pd.DataFrame(
+        {
+            "claim": ids,
+            "chapter": [new.loc[i, "chapter"] for i in ids],
+            "verdict before": [old.loc[i, "verdict"] for i in ids],
+            "verdict now": [new.loc[i, "verdict"] for i in ids],
+            "reason now": [new.loc[i, "reason"] for i in ids],
+        }
+    )
+    out.attrs["claims"] = int(new.index.isin(old.index).sum())  # the claims compared
+    return out

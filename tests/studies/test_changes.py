@@ -59,3 +59,13 @@ def test_a_damaged_transfer_snapshot_is_refused(tmp_path) -> None:
     (tmp_path / "changes" / src.name).write_bytes(b"garbage")
     with pytest.raises(ValueError, match="SHA-256"):
         transfer_snapshots(tmp_path)
+
+
+def test_ledger_changes_name_the_verdicts_that_moved() -> None:
+    from nmthpo.engine.verdicts import VERDICTS
+    from nmthpo.studies.changes import ledger_changes
+
+    moved = ledger_changes()
+    assert moved.attrs["claims"] > 0
+    assert (moved["verdict before"] != moved["verdict now"]).all()
+    assert set(moved["verdict before"]) | set(moved["verdict now"]) <= set(VERDICTS)
