@@ -13,7 +13,9 @@ OpenBLAS picks its kernels by the CPU's SIMD level (``DYNAMIC_ARCH``); ``OPENBLA
 forces a level. The core types checked are read from the CPU's flags in ``/proc/cpuinfo``:
 ``Prescott`` (SSE3, every x86-64 CPU) always, ``Haswell`` with AVX2, ``SkylakeX`` with
 AVX-512F, plus the default choice (the variable unset). For each core type a fresh process
-runs every (method, task) of the sample (``nmthpo.run`` without a cache, ``stop="none"``) and
+runs every (method, task) of the sample (``nmthpo.run`` without a cache, ``stop="none"``; a
+transfer method in Chapter 4's static setting, a multi-fidelity method on Chapter 7's fine-tuned
+learning curves with a budget of ten full runs, hashing its (row, checkpoint) sequence) and
 prints the SHA-256 of each trial's row sequence; a trial *diverges* when its hash under some
 core type differs from the default's. The report (a table, and the hashes as JSON) goes to
 ``results/benchmarks/portability.txt`` and ``portability.json``: per method, the trials that
@@ -77,6 +79,10 @@ METHODS: tuple[str, ...] = (
     "pogpe",
     "sgpr",
     "scot",
+    # multi-fidelity (Chapter 7's fine-tuned learning curves)
+    "hb",
+    "asha",
+    "bohb",
 )
 TASKS: tuple[str, ...] = ("ja-en", "ru-en", "en-ja", "sw-en")
 
@@ -86,6 +92,7 @@ import nmthpo
 from nmthpo.commands.validate import parse_settings
 from nmthpo.optimizers.registry import resolve
 from nmthpo.engine.runner import default_sources
+from nmthpo.benchmark.learning_curves import LC_FINETUNE_TASKS as LC_TASKS, load_curves
 methods, tasks, trials, budget = json.loads(sys.argv[1])
 out, seconds = {}, {}
 for m in methods:
@@ -93,6 +100,16 @@ for m in methods:
     name, _, rest = m.partition("[")  # bo-ei-m[search=lattice;tie_rtol=1e-9]: settings
     settings = parse_settings([p for p in rest.rstrip("]").split(";") if p])
     spec = resolve(name)
+    if spec.fidelity:  # multi-fidelity: Chapter 7's fine-tuned curves, 10 full runs of budget
+        for t in LC_TASKS:
+            f = nmthpo.run(name, t, trials=trials, seed=0, progress=False, settings=settings,
+                           budget=10 * load_curves(t).max_len).frame
+            out[f"{m} {t}"] = [
+                hashlib.sha256(",".join(f"{int(r)}:{int(c)}" for r, c in
+                                        zip(g["row"], g["checkpoint"])).encode()).hexdigest()[:12]
+                for _, g in f.groupby("trial", sort=True)]
+        seconds[m] = round(time.perf_counter() - t0, 2)
+        continue
     objective = spec.objectives[0]  # bo-m, gb-m: pareto; the others: bleu
     for t in tasks:
         # transfer methods: Chapter 4's static setting (every other table a source)

@@ -42,10 +42,10 @@ def test_results_comparison_counts_trials_with_other_rows(tmp_path):
         (root / "ga").mkdir()
         (root / "benchmarks").mkdir()
     run = pd.DataFrame({"trial": [0, 0, 1, 1, 2, 2], "step": [0, 1] * 3, "row": [1, 2, 3, 4, 5, 6]})
-    run.to_parquet(book / "single" / "bo-m__ja-en__x.parquet")
+    run.to_parquet(book / "single" / "bo-ei-m-mcmc__ja-en__x.parquet")
     changed = run.copy()
     changed.loc[3, "row"] = 9  # trial 1 takes another row at its second step
-    changed.to_parquet(other / "single" / "bo-m__ja-en__x.parquet")
+    changed.to_parquet(other / "single" / "bo-ei-m-mcmc__ja-en__x.parquet")
     run.to_parquet(book / "single" / "rs__ja-en__y.parquet")  # not recomputed: missing
     table = pd.DataFrame({"5": [1.0, 2.0], "rule": ["a", "b"]})
     table.to_parquet(book / "ga" / "rules__k.parquet")
@@ -56,7 +56,9 @@ def test_results_comparison_counts_trials_with_other_rows(tmp_path):
     out = tool.compare_results(book, other)
     assert [
         (r["method"], r["trials"], r["differ"], r["machine"], r["exact"]) for r in out["runs"]
-    ] == [("bo-m", 3, 1, "unknown", False)]  # no sidecar: the file's name; the registry's flag
+    ] == [
+        ("bo-ei-m-mcmc", 3, 1, "unknown", False)
+    ]  # no sidecar: the file's name; the registry's flag
     assert out["frames"] == [{"file": "ga/rules__k.parquet", "equal": True}]
     assert out["missing"] == ["single/rs__ja-en__y.parquet"]
     assert out["claims"] == []  # no ledger in either tree
