@@ -133,7 +133,10 @@ class ParetoSMBO(TableOptimizer):
         ``"lattice"``: the same fitted hyperparameters on every CPU).
     tie_rtol : float
         EHVI values within ``tie_rtol * |max|`` of the maximum are ties for the random
-        tie-break (:func:`~nmthpo.optimizers.base.snap_ties`); 0 (the book's runs): exact ties.
+        tie-break (:func:`~nmthpo.optimizers.base.snap_ties`); 0 (the class default, and the
+        graph methods ``gb-m``, ``gb-r``): exact ties. The registered ``bo-m`` and ``bo-r`` run
+        with ``search="lattice"`` and ``tie_rtol=1e-9`` since issue 25: the same rows on every
+        CPU (the speed appendix).
     """
 
     objectives = ("pareto",)

@@ -19,6 +19,13 @@ Common choices (the paper leaves them open):
   :mod:`nmthpo.models.refit`: ``RefitSchedule(every=1, restarts=restarts,
   restart_every=restart_every)``, ``ScheduledGP(..., between="condition")`` (the targets are
   re-standardised at every step).
+* Every GP of a method (the target GP, TransBO's cross-validation GPs, SGPR's levels, SCoT's
+  merged GP, and the source GPs the runner fits for it) searches its hyperparameters as the
+  ``search`` setting says: ``"lattice"`` by default since issue 25 (:mod:`nmthpo.models.lattice`:
+  the same fit on every CPU), ``"lbfgsb"`` as the book's runs did before; EI values within
+  ``tie_rtol`` (1e-9, relative, widened in EI's tail: :func:`nmthpo.models.acquisition.tail_rtol`)
+  of the largest are ties. With both defaults every method chooses the same rows under every
+  BLAS kernel (the portability sample of the speed appendix).
 * Every method records, at each ``ask``, the weight its surrogate gives the target model
   (:attr:`TransferOptimizer.target_weights`; ``NaN`` where the notion does not apply) and the
   source weights (:attr:`TransferOptimizer.source_weights`).
@@ -559,6 +566,8 @@ class RGPE(TransferOptimizer):
     the fraction of draws in which it has the smallest loss (ties broken uniformly at random).
     Weight dilution: a source whose median loss exceeds the 95th percentile of the target
     model's losses does not compete (so the weights still sum to one). Linear combination.
+    A source's joint draws go through the Cholesky factor of its posterior covariance
+    (:func:`_sampling_factor`; issue 25: an eigenbasis gave other draws on another CPU).
     """
 
     supports_source_only = True
