@@ -12,8 +12,10 @@ RESULTS = ROOT / "results"
 @pytest.mark.parametrize(
     ("spec", "suffix"),
     [
-        # GP-BO's keys hold its revision (1 since issue 25 changed its defaults; they were
-        # b153bab23ea0c911 and 092ed7dcad910cbd before); a method of revision 0 keeps its key
+        # GP-BO's and the transfer methods' keys hold their revision (1 since issue 25 changed
+        # their defaults; GP-BO's were b153bab23ea0c911 and 092ed7dcad910cbd before, the four
+        # transfer keys below b33aec67234e572d, b5f0d9d5e95e131d, e08048c094e305b8 and
+        # 677b6d5f85f58c7d); a method of revision 0 keeps its key (gb-ei-m; rs with sources)
         (RunSpec("bo-ei-m", "en-ja", record_mse=True), "9159c6fe4766f630"),
         (RunSpec("bo-ei-m", "ja-en", record_mse=True), "95f576877a0f1fd3"),
         (RunSpec("gb-ei-m", "en-ja", record_mse=True), "29753813649dec36"),
@@ -27,11 +29,15 @@ RESULTS = ROOT / "results"
                 n_init=3,
                 seed=0,
             ),
-            "b33aec67234e572d",
+            "09daeff577ffbb71",
         ),
-        (RunSpec("rgpe", "zh-en", sources=("ja-en", "en-ja")), "b5f0d9d5e95e131d"),
-        (RunSpec("transbo", "ja-en", sources=("zh-en", "ru-en")), "e08048c094e305b8"),
-        (RunSpec("rgpe", "lc-finetune-zh-en", sources=("lc-finetune-fr-en",)), "677b6d5f85f58c7d"),
+        (RunSpec("rgpe", "zh-en", sources=("ja-en", "en-ja")), "81052e26846098a9"),
+        (RunSpec("transbo", "ja-en", sources=("zh-en", "ru-en")), "c78e0c97aec8f9cf"),
+        (RunSpec("rgpe", "lc-finetune-zh-en", sources=("lc-finetune-fr-en",)), "a2e8910f4c2d20d0"),
+        (
+            RunSpec("rs", "zh-en", sources=("ru-en", "ja-en", "en-ja", "sw-en", "so-en")),
+            "e726c0cba9321486",
+        ),
     ],
 )
 def test_pinned_keys(spec, suffix):
