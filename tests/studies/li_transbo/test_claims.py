@@ -34,12 +34,12 @@ PUBLISHED = {
     "li22.s1.dynamic-top2-share": "reproduced",
     "li22.s5-2.rgpe-unstable-dynamic": "not testable",  # one benchmark
     "li22.f6.nas-speedup": "not testable",  # no NAS data
-    "li22.f4.phase1-best": "not testable",  # 2 of 6 parts clear, none contradicted
+    "li22.f4.phase1-best": "not testable",  # 5 of 6 parts clear, none contradicted
     "li22.f5.transbo-weight-rises": "reproduced",
     "li22.f5.tst-weight-low": "not reproduced",
     "li22.f5.rgpe-weight-fluctuates": "reproduced",
     "li22.f5c.overhead": "partly",  # TST, RGPE hold; SCoT, TransBO not
-    "li22.s4-3.no-negative-transfer": "partly",  # NMTLC holds; 2 sources contradicts
+    "li22.s4-3.no-negative-transfer": "not testable",  # NMTLC holds; 5 and 2 sources straddle 0
     "li22.a2.feasibility": "not testable",  # the paper's datasets
 }
 
