@@ -22,38 +22,42 @@ def main(argv: list[str] | None = None) -> int:
     import argparse
 
     argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0]).parse_args(argv)
-    from nmthpo.engine.cache import atomic_write, seal_sidecar, sha256_file
     from nmthpo.studies.changes import CHANGES, CHANGES_FOLDER
 
     out = REPO / "results" / CHANGES_FOLDER
     out.mkdir(parents=True, exist_ok=True)
     for ch in CHANGES:
         target = out / f"{ch.id}.parquet"
-        blob = subprocess.run(
-            ["git", "show", f"{ch.commit}:{ch.path}"], cwd=REPO, capture_output=True, check=False
-        )
-        if blob.returncode != 0:
-            print(
-                f"{ch.id}: {ch.commit}:{ch.path} is not in the history: "
-                f"{blob.stderr.decode().strip()}",
-                file=sys.stderr,
-            )
+        error = _snapshot(target, ch.commit, ch.path)
+        if error is not None:
+            print(f"{ch.id}: {ch.commit}:{ch.path} is not in the history: {error}", file=sys.stderr)
             return 2
-        atomic_write(target, lambda p, b=blob.stdout: p.write_bytes(b))
-        meta = {
-            "commit": ch.commit,
-            "path": ch.path,
-            "sha256": sha256_file(target),
-            "bytes": target.stat().st_size,
-        }
-        seal_sidecar(target, meta)
         print(f"{ch.id}: {ch.commit}:{ch.path} -> {target.relative_to(REPO)}")
     return transfer_snapshots(out)
 
 
-def _git(*args: str) -> bytes | None:
-    done = subprocess.run(["git", *args], cwd=REPO, capture_output=True, check=False)
-    return done.stdout if done.returncode == 0 else None
+def _git(*args: str) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(["git", *args], cwd=REPO, capture_output=True, check=False)
+
+
+def _snapshot(target: Path, commit: str, path: str, **extra: object) -> str | None:
+    """Copy ``commit:path`` to ``target`` with its sealed sidecar (the commit, the path, the
+    SHA-256 and size of the bytes, and ``extra``); git's error when it is not in the history."""
+    from nmthpo.engine.cache import atomic_write, seal_sidecar, sha256_file
+
+    blob = _git("show", f"{commit}:{path}")
+    if blob.returncode != 0:
+        return blob.stderr.decode().strip()
+    atomic_write(target, lambda p: p.write_bytes(blob.stdout))
+    meta = {
+        "commit": commit,
+        "path": path,
+        "sha256": sha256_file(target),
+        "bytes": target.stat().st_size,
+        **extra,
+    }
+    seal_sidecar(target, meta)
+    return None
 
 
 def transfer_snapshots(out: Path) -> int:
@@ -62,35 +66,29 @@ def transfer_snapshots(out: Path) -> int:
     path, SHA-256 and the run's spec (:func:`nmthpo.studies.changes.transfer_snapshots`)."""
     import json
 
-    from nmthpo.engine.cache import CHECKSUM_FIELD, atomic_write, seal_sidecar, sha256_file
+    from nmthpo.engine.cache import CHECKSUM_FIELD
     from nmthpo.engine.runner import RunSpec
     from nmthpo.studies.changes import TRANSFER_BEFORE, TRANSFER_PREFIX
 
     listing = _git("ls-tree", "--name-only", TRANSFER_BEFORE, "results/transfer/")
-    if listing is None:
+    if listing.returncode != 0:
         print(f"results/transfer is not in {TRANSFER_BEFORE}'s tree", file=sys.stderr)
         return 2
     copied = 0
-    for path in sorted(p for p in listing.decode().split() if p.endswith(".parquet")):
+    for path in sorted(p for p in listing.stdout.decode().split() if p.endswith(".parquet")):
         side = _git("show", f"{TRANSFER_BEFORE}:{path[: -len('.parquet')]}.json")
-        if side is None:
+        if side.returncode != 0:
             continue  # not a run (no spec sidecar)
-        spec = json.loads(side)
+        spec = json.loads(side.stdout)
         spec.pop(CHECKSUM_FIELD, None)
         if RunSpec.from_payload(spec).method_spec().revision == 0:
             continue  # the method did not move (rs): its run is the current one
-        target = out / f"{TRANSFER_PREFIX}{Path(path).name}"
-        blob = _git("show", f"{TRANSFER_BEFORE}:{path}")
-        assert blob is not None
-        atomic_write(target, lambda p, b=blob: p.write_bytes(b))
-        meta = {
-            "commit": TRANSFER_BEFORE,
-            "path": path,
-            "sha256": sha256_file(target),
-            "bytes": target.stat().st_size,
-            "spec": spec,
-        }
-        seal_sidecar(target, meta)
+        error = _snapshot(
+            out / f"{TRANSFER_PREFIX}{Path(path).name}", TRANSFER_BEFORE, path, spec=spec
+        )
+        if error is not None:
+            print(f"{TRANSFER_BEFORE}:{path}: {error}", file=sys.stderr)
+            return 2
         copied += 1
     print(
         f"{copied} transfer runs of {TRANSFER_BEFORE} -> {out.relative_to(REPO)}/{TRANSFER_PREFIX}*"
@@ -101,22 +99,13 @@ def transfer_snapshots(out: Path) -> int:
 def ledger_snapshot(out: Path) -> int:
     """Copy the ledger of :data:`nmthpo.studies.changes.TRANSFER_BEFORE` as
     :data:`~nmthpo.studies.changes.LEDGER_SNAPSHOT` (with its sidecar)."""
-    from nmthpo.engine.cache import atomic_write, seal_sidecar, sha256_file
-    from nmthpo.studies.changes import LEDGER_SNAPSHOT, TRANSFER_BEFORE
+    from nmthpo.studies.changes import LEDGER_PATH, LEDGER_SNAPSHOT, TRANSFER_BEFORE
 
-    blob = _git("show", f"{TRANSFER_BEFORE}:results/claims.csv")
-    if blob is None:
-        print(f"results/claims.csv is not in {TRANSFER_BEFORE}'s tree", file=sys.stderr)
-        return 2
     target = out / LEDGER_SNAPSHOT
-    atomic_write(target, lambda p: p.write_bytes(blob))
-    meta = {
-        "commit": TRANSFER_BEFORE,
-        "path": "results/claims.csv",
-        "sha256": sha256_file(target),
-        "bytes": target.stat().st_size,
-    }
-    seal_sidecar(target, meta)
+    error = _snapshot(target, TRANSFER_BEFORE, LEDGER_PATH)
+    if error is not None:
+        print(f"{TRANSFER_BEFORE}:{LEDGER_PATH}: {error}", file=sys.stderr)
+        return 2
     print(f"the ledger of {TRANSFER_BEFORE} -> {target.relative_to(REPO)}")
     return 0
 

@@ -95,6 +95,8 @@ from nmthpo.engine.runner import default_sources
 from nmthpo.benchmark.learning_curves import LC_FINETUNE_TASKS as LC_TASKS, load_curves
 methods, tasks, trials, budget = json.loads(sys.argv[1])
 out, seconds = {}, {}
+def digest(items):  # a trial's sequence (rows, or row:checkpoint pairs), 12 hex digits
+    return hashlib.sha256(",".join(map(str, items)).encode()).hexdigest()[:12]
 for m in methods:
     t0 = time.perf_counter()
     name, _, rest = m.partition("[")  # bo-ei-m[search=lattice;tie_rtol=1e-9]: settings
@@ -104,10 +106,8 @@ for m in methods:
         for t in LC_TASKS:
             f = nmthpo.run(name, t, trials=trials, seed=0, progress=False, settings=settings,
                            budget=10 * load_curves(t).max_len).frame
-            out[f"{m} {t}"] = [
-                hashlib.sha256(",".join(f"{int(r)}:{int(c)}" for r, c in
-                                        zip(g["row"], g["checkpoint"])).encode()).hexdigest()[:12]
-                for _, g in f.groupby("trial", sort=True)]
+            out[f"{m} {t}"] = [digest(f"{int(r)}:{int(c)}" for r, c in zip(g.row, g.checkpoint))
+                               for _, g in f.groupby("trial", sort=True)]
         seconds[m] = round(time.perf_counter() - t0, 2)
         continue
     objective = spec.objectives[0]  # bo-m, gb-m: pareto; the others: bleu
@@ -116,8 +116,7 @@ for m in methods:
         sources = default_sources(t) if spec.needs_sources else None
         r = nmthpo.run(name, t, trials=trials, seed=0, budget=budget, stop="none",
                        objective=objective, progress=False, settings=settings, sources=sources)
-        out[f"{m} {t}"] = [hashlib.sha256(",".join(map(str, map(int, s))).encode()).hexdigest()[:12]
-                           for s in r.sequences]
+        out[f"{m} {t}"] = [digest(map(int, s)) for s in r.sequences]
     seconds[m] = round(time.perf_counter() - t0, 2)
 print(json.dumps({"hashes": out, "seconds": seconds}))
 """

@@ -87,7 +87,6 @@ and how to resume; a resumed run logs how many trials it found.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import logging
 import os
@@ -636,14 +635,15 @@ def trial_optimizer(spec: RunSpec, trial: int) -> tuple[Any, list[Recorder]]:
 
 def _search(m: MethodSpec, spec: RunSpec) -> str:
     """The ``search`` a transfer run's method fits with (the run's setting, else the registry
-    entry's, else its class's default, else ``"lattice"``): its source GPs are fitted the
-    same way."""
-    settings = {**m.settings, **dict(spec.settings)}
-    if "search" not in settings:
-        decl = getattr(load_class(m, transfer=True), "Settings", None)
-        fields = dataclasses.fields(decl) if dataclasses.is_dataclass(decl) else ()
-        settings = {f.name: f.default for f in fields if f.name == "search"}
-    return str(settings.get("search", "lattice"))
+    entry's or its settings class's default, else ``"lattice"``): its source GPs are fitted
+    the same way."""
+    from nmthpo.optimizers.settings import describe
+
+    if "search" in spec.settings:
+        return str(spec.settings["search"])
+    decl = m.settings_class(transfer=True)
+    infos = describe(decl, m.settings) if decl is not None else []
+    return next((str(i.default) for i in infos if i.name == "search"), "lattice")
 
 
 def _tidy(spec: RunSpec, trial: int, res: Mapping[str, np.ndarray]) -> pd.DataFrame:

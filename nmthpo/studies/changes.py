@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -28,6 +29,7 @@ from nmthpo.engine.stats import paired_difference
 __all__ = [
     "CHANGES",
     "CHANGES_FOLDER",
+    "LEDGER_PATH",
     "LEDGER_SNAPSHOT",
     "TRANSFER_BEFORE",
     "TRANSFER_PREFIX",
@@ -223,32 +225,43 @@ CHANGES: tuple[Change, ...] = (
 )
 
 
-def old_run(change: Change, root: Path | None = None) -> pd.DataFrame:
-    """The old run of ``change`` from ``results/changes/`` (its sidecar and checksum checked).
+def _snapshot_record(path: Path, commit: str, source: str | None = None) -> dict[str, Any]:
+    """The sidecar record of a snapshot ``tools/extract_changes.py`` wrote, checked: the file
+    and its sidecar exist, the sidecar names ``commit`` (and ``source``, the path there, when
+    given) and the file's bytes match its SHA-256.
 
     Raises
     ------
     FileNotFoundError
         If the file was never extracted (``python tools/extract_changes.py`` writes it).
     ValueError
-        If its bytes or its sidecar do not match the change (commit, path, SHA-256).
+        If its bytes or its sidecar do not match (commit, path, SHA-256).
     """
-    folder = (root or results_dir()) / CHANGES_FOLDER
-    path = folder / f"{change.id}.parquet"
-    side = folder / f"{change.id}.json"
+    side = path.with_suffix(".json")
     if not path.is_file() or not side.is_file():
         raise FileNotFoundError(
             f"{path} is missing; write it with `python "
             "tools/extract_changes.py` (reads the git history)"
         )
-    meta = json.loads(side.read_text(encoding="utf-8"))
-    if (meta.get("commit"), meta.get("path")) != (change.commit, change.path):
+    meta: dict[str, Any] = json.loads(side.read_text(encoding="utf-8"))
+    if meta.get("commit") != commit or (source is not None and meta.get("path") != source):
         raise ValueError(
             f"{side} names {meta.get('commit')}:{meta.get('path')}, not "
-            f"{change.commit}:{change.path}; re-run tools/extract_changes.py"
+            f"{commit}:{source or '...'}; re-run tools/extract_changes.py"
         )
     if meta.get("sha256") != sha256_file(path):
-        raise ValueError(f"{path} does not match its checksum; re-run tools/extract_changes.py")
+        raise ValueError(
+            f"{path} does not match its checksum (SHA-256); re-run tools/extract_changes.py"
+        )
+    return meta
+
+
+def old_run(change: Change, root: Path | None = None) -> pd.DataFrame:
+    """The old run of ``change`` from ``results/changes/`` (its sidecar and checksum checked,
+    :func:`_snapshot_record`: ``FileNotFoundError`` if never extracted, ``ValueError`` if it
+    does not match the change)."""
+    path = (root or results_dir()) / CHANGES_FOLDER / f"{change.id}.parquet"
+    _snapshot_record(path, change.commit, change.path)
     return pd.read_parquet(path)
 
 
@@ -316,12 +329,7 @@ def transfer_snapshots(root: Path | None = None) -> dict[str, Path]:
     folder = (root or results_dir()) / CHANGES_FOLDER
     out: dict[str, Path] = {}
     for path in sorted(folder.glob(f"{TRANSFER_PREFIX}*.parquet")):
-        meta = json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))
-        if meta.get("commit") != TRANSFER_BEFORE or meta.get("sha256") != sha256_file(path):
-            raise ValueError(
-                f"{path} does not match its sidecar (commit {TRANSFER_BEFORE}, SHA-256); "
-                "re-run tools/extract_changes.py"
-            )
+        meta = _snapshot_record(path, TRANSFER_BEFORE)
         out[RunSpec.from_payload(meta["spec"]).stem()] = path
     return out
 
@@ -354,6 +362,11 @@ def transfer_changes_table(step: int = 50, root: Path | None = None) -> pd.DataF
         for m in dict.fromkeys(sp.method for sp in specs):
             o, n = a.loc[reps, m].to_numpy(), b.loc[reps, m].to_numpy()
             est, lo, hi = paired_difference(n, o)
+            verdict = "no difference"
+            if hi < 0:
+                verdict = "lower (better)"
+            elif lo > 0:
+                verdict = "higher (worse)"
             rows.append(
                 {
                     "setting": name,
@@ -362,11 +375,7 @@ def transfer_changes_table(step: int = 50, root: Path | None = None) -> pd.DataF
                     f"new ADTM@{step}": fmt(n.mean(), "adtm"),
                     "new - old [95% CI]": fmt_interval(est, lo, hi, "adtm"),
                     "repetitions": len(reps),
-                    "verdict": "lower (better)"
-                    if hi < 0
-                    else "higher (worse)"
-                    if lo > 0
-                    else "no difference",
+                    "verdict": verdict,
                 }
             )
     return pd.DataFrame(rows)
@@ -377,6 +386,8 @@ def transfer_changes_table(step: int = 50, root: Path | None = None) -> pd.DataF
 #: ``results/changes/`` (``tools/extract_changes.py``): the verdicts before the GP methods of
 #: Tables 4 and Chapter 4 moved to the lattice fit.
 LEDGER_SNAPSHOT = "claims-before-lattice.csv"
+#: The ledger's path in the repository (the snapshot's source).
+LEDGER_PATH = "results/claims.csv"
 
 
 def ledger_changes(root: Path | None = None) -> pd.DataFrame:
@@ -387,12 +398,7 @@ def ledger_changes(root: Path | None = None) -> pd.DataFrame:
 
     base = root or results_dir()
     path = base / CHANGES_FOLDER / LEDGER_SNAPSHOT
-    meta = json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))
-    if meta.get("commit") != TRANSFER_BEFORE or meta.get("sha256") != sha256_file(path):
-        raise ValueError(
-            f"{path} does not match its sidecar (commit {TRANSFER_BEFORE}, SHA-256); "
-            "re-run tools/extract_changes.py"
-        )
+    _snapshot_record(path, TRANSFER_BEFORE, LEDGER_PATH)
     old = read_ledger(path).set_index("id")
     new = read_ledger(base / "claims.csv").set_index("id")
     ids = [

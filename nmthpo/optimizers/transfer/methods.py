@@ -173,7 +173,7 @@ class TransferOptimizer(TableOptimizer):
         tie_rtol: float = 1e-9,
         **settings: Any,
     ) -> None:
-        from nmthpo.models.gp import KERNELS, GaussianProcess
+        from nmthpo.models.gp import KERNELS
         from nmthpo.models.refit import RefitSchedule, ScheduledGP
 
         super().__init__(X, rng, objective, **settings)
@@ -183,8 +183,7 @@ class TransferOptimizer(TableOptimizer):
             raise ValueError("restarts must be >= 0 and restart_every >= 1")
         if not (np.isfinite(tie_rtol) and tie_rtol >= 0):
             raise ValueError(f"tie_rtol must be a number >= 0; got {tie_rtol!r}")
-        GaussianProcess(kernel, search=search)  # validates the search's name
-        self.search = search
+        self.search = search  # its name is checked by the target GP's schedule below
         self.tie_rtol = float(tie_rtol)
         self.sources = list(sources)
         if self.needs_sources and not self.sources:
