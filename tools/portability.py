@@ -12,7 +12,11 @@ Run by hand (``make portability``), never inside ``make test`` or CI: on some ma
 OpenBLAS picks its kernels by the CPU's SIMD level (``DYNAMIC_ARCH``); ``OPENBLAS_CORETYPE``
 forces a level. The core types checked are read from the CPU's flags in ``/proc/cpuinfo``:
 ``Prescott`` (SSE3, every x86-64 CPU) always, ``Haswell`` with AVX2, ``SkylakeX`` with
-AVX-512F, plus the default choice (the variable unset). For each core type a fresh process
+AVX-512F, plus the default choice (the variable unset). NumPy picks its own loops by the same
+SIMD level, so the check also holds NumPy's loops below the CPU's (``NPY_DISABLE_CPU_FEATURES``;
+:data:`NUMPY_LEVELS`: ``numpy-X86_V3`` without AVX-512, ``numpy-X86_V2`` without AVX), where the CPU
+has more: on an AVX-512 machine this is what told the graph methods' ties apart (issue 25). For
+each core type a fresh process
 runs every (method, task) of the sample (``nmthpo.run`` without a cache, ``stop="none"``; a
 transfer method in Chapter 4's static setting, a multi-fidelity method on Chapter 7's fine-tuned
 learning curves with a budget of ten full runs, hashing its (row, checkpoint) sequence) and
@@ -171,11 +175,38 @@ def core_types(cpuinfo: str | None = None) -> list[str]:
     return types
 
 
+#: NumPy's SIMD levels checked besides OpenBLAS's core types: name -> the dispatched CPU
+#: targets NumPy's loops may not use (``NPY_DISABLE_CPU_FEATURES``; NumPy 2.4 dispatches by
+#: x86-64 levels). ``numpy-X86_V3`` is a machine without AVX-512 (AVX2: where the book's runs
+#: were computed until December 2026), ``numpy-X86_V2`` one without AVX; each is checked where
+#: the CPU runs a target it removes.
+NUMPY_LEVELS: dict[str, tuple[str, ...]] = {
+    "numpy-X86_V3": ("X86_V4", "AVX512_ICL", "AVX512_SPR"),
+    "numpy-X86_V2": ("X86_V3", "X86_V4", "AVX512_ICL", "AVX512_SPR"),
+}
+
+
+def numpy_levels() -> dict[str, str]:
+    """The :data:`NUMPY_LEVELS` this CPU runs above: name -> the value of
+    ``NPY_DISABLE_CPU_FEATURES`` (only features this NumPy dispatches and the CPU has; NumPy
+    refuses others)."""
+    from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__
+
+    have = {f for f, on in __cpu_features__.items() if on} & set(__cpu_dispatch__)
+    out = {}
+    for name, feats in NUMPY_LEVELS.items():
+        off = [f for f in feats if f in have]
+        if off:
+            out[name] = " ".join(off)
+    return out
+
+
 def run_under(
     core: str | None, methods: list[str], tasks: list[str], trials: int, budget: int
 ) -> tuple[dict[str, list[str]], dict[str, float]]:
-    """The trial hashes of the sample in a fresh process with ``OPENBLAS_CORETYPE=core``
-    (``None``: the variable removed, OpenBLAS's own choice), and each method's seconds."""
+    """The trial hashes of the sample in a fresh process with ``OPENBLAS_CORETYPE=core``, or
+    for a name of :data:`NUMPY_LEVELS` with NumPy's loops held to that level (``None``: neither
+    set, the libraries' own choices), and each method's seconds."""
     proc = subprocess.run(
         [sys.executable, "-c", _CHILD, json.dumps([methods, tasks, trials, budget])],
         env=_child_env(core),
@@ -194,7 +225,10 @@ def run_under(
 def _child_env(core: str | None) -> dict[str, str]:
     env = dict(os.environ)
     env.pop("OPENBLAS_CORETYPE", None)
-    if core is not None:
+    env.pop("NPY_DISABLE_CPU_FEATURES", None)
+    if core in NUMPY_LEVELS:
+        env["NPY_DISABLE_CPU_FEATURES"] = numpy_levels()[core]
+    elif core is not None:
         env["OPENBLAS_CORETYPE"] = core
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
     return env
@@ -481,7 +515,12 @@ def main(argv: list[str] | None = None) -> int:
         "computed from scratch on this machine (make results in a clone)",
     )
     p.add_argument("--core", default=None, help="with --tables: an OPENBLAS_CORETYPE to force")
-    p.add_argument("--jobs", type=int, default=2, help="with --tables: worker processes")
+    p.add_argument(
+        "--jobs",
+        type=int,
+        default=2,
+        help="worker processes (--tables), or core types checked at a time (the sample)",
+    )
     p.add_argument(
         "--set",
         default="",
@@ -512,11 +551,12 @@ def main(argv: list[str] | None = None) -> int:
 
     methods = [m for m in args.methods.split(",") if m]
     tasks = [t for t in args.tasks.split(",") if t]
-    cores: list[str | None] = [None, *core_types()]
+    cores: list[str | None] = [None, *core_types(), *numpy_levels()]
     hashes: dict[str, dict[str, list[str]]] = {}
     seconds: dict[str, float] = {}
     method_seconds: dict[str, dict[str, float]] = {}
-    for core in cores:
+
+    def one(core: str | None) -> None:
         name = core or "default"
         t0 = time.perf_counter()
         hashes[name], method_seconds[name] = run_under(
@@ -524,6 +564,13 @@ def main(argv: list[str] | None = None) -> int:
         )
         seconds[name] = round(time.perf_counter() - t0, 1)
         print(f"ran the sample under {name} in {seconds[name]} s", file=sys.stderr)
+
+    # one process per core type, --jobs of them at a time (each runs single-threaded)
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        list(pool.map(one, cores))
+    hashes = {c or "default": hashes[c or "default"] for c in cores}  # in the cores' order
     from nmthpo.studies.speed import PORTABILITY_SAMPLE_FILE, portability_sample
 
     payload = {

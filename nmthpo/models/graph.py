@@ -21,6 +21,7 @@ from nmthpo.models.harmonic import (
     harmonic_from_inverse,
     harmonic_solution,
     inverse_unlabelled,
+    submatrix,
 )
 from nmthpo.models.influence import (
     EIF_MODES,
@@ -119,6 +120,10 @@ class GraphSurrogate:
         self._G: np.ndarray | None = None
         self._G_rows: np.ndarray | None = None
         self._downdates = 0
+        # per labelling (cleared by add): W[U, L] and the harmonic solution with prior = the
+        # label mean, which predict(), posterior() and eif() would otherwise each recompute
+        self._block: np.ndarray | None = None
+        self._harmonic: np.ndarray | None = None
 
     @property
     def unlabelled(self) -> np.ndarray:
@@ -140,6 +145,7 @@ class GraphSurrogate:
         self._mask[row] = True
         self.labelled.append(row)
         self.values.append(float(value))
+        self._block = self._harmonic = None
 
     def inverse(self) -> np.ndarray:
         """Current ``G`` aligned with :attr:`unlabelled` (computed or refreshed if needed)."""
@@ -157,17 +163,38 @@ class GraphSurrogate:
             raise RuntimeError("no labelled rows yet; call add(row, value) first")
         return np.asarray(self.labelled), np.asarray(self.values)
 
+    def block(self) -> np.ndarray:
+        """``W[U, L]`` (unlabelled rows ascending, labelled in the order labelled), copied once
+        per labelling: every solve on this labelling reuses it (bitwise the same results,
+        :func:`harmonic_from_inverse`)."""
+        if self._block is None:
+            self._block = submatrix(self.W, self.unlabelled, np.asarray(self.labelled))
+        return self._block
+
     def predict(self) -> np.ndarray:
-        """Propagated values for every row (labels on labelled rows), prior = label mean."""
+        """Propagated values for every row (labels on labelled rows), prior = label mean
+        (computed once per labelling; a copy is returned)."""
         L, y = self._require_labels()
-        return harmonic_from_inverse(
-            self.W, self.inverse(), self.unlabelled, L, y, self.eps, prior=float(y.mean())
-        )
+        if self._harmonic is None:
+            self._harmonic = harmonic_from_inverse(
+                self.W,
+                self.inverse(),
+                self.unlabelled,
+                L,
+                y,
+                self.eps,
+                prior=float(y.mean()),
+                block=self.block(),
+            )
+        return self._harmonic.copy()
 
     def posterior(self) -> tuple[np.ndarray, np.ndarray]:
         """Finite-set GP posterior mean and std for every row (:func:`grf_posterior`)."""
         L, y = self._require_labels()
-        return grf_posterior(self.W, self.inverse(), self.unlabelled, L, y, self.eps)
+        f = self.predict()
+        return grf_posterior(
+            self.W, self.inverse(), self.unlabelled, L, y, self.eps, block=self.block(), harmonic=f
+        )
 
     def eif(self, method: str = "fast", mode: str = "text") -> np.ndarray:
         """Expected influence of every unlabelled row (``NaN`` on labelled rows).
@@ -177,7 +204,9 @@ class GraphSurrogate:
         """
         L, y = self._require_labels()
         if method == "fast":
-            return eif_scores_fast(self.W, self.inverse(), self.unlabelled, L, y, self.eps, mode)
+            return eif_scores_fast(
+                self.W, self.inverse(), self.unlabelled, L, y, self.eps, mode, block=self.block()
+            )
         if method == "naive":
             return eif_scores_naive(self.W, L, y, self.eps, mode)
         raise ValueError(f"unknown EIF method {method!r}; use 'fast' or 'naive'")

@@ -183,15 +183,23 @@ def harmonic_from_inverse(
     values: np.ndarray,
     eps: float,
     prior: float = 0.0,
+    block: np.ndarray | None = None,
 ) -> np.ndarray:
-    """Same as :func:`harmonic_solution` but with a precomputed ``G`` aligned to ``unlabelled``."""
+    """Same as :func:`harmonic_solution` but with a precomputed ``G`` aligned to ``unlabelled``.
+
+    ``block``, if given, is ``submatrix(W, unlabelled, labelled)`` already computed (the same
+    numbers in the same layout, so the result is bitwise the same): a caller that solves for
+    several label vectors on one labelling copies the block once
+    (:meth:`nmthpo.models.graph.GraphSurrogate.block`).
+    """
     W = np.asarray(W, dtype=float)
     U = np.asarray(unlabelled, dtype=np.int64)
     L = np.asarray(labelled, dtype=np.int64)
     vals = np.asarray(values, dtype=float)
+    WUL = submatrix(W, U, L) if block is None else block
     f = np.empty(W.shape[0])
     f[L] = vals
-    f[U] = G @ (submatrix(W, U, L) @ vals + eps * prior)
+    f[U] = G @ (WUL @ vals + eps * prior)
     return f
 
 
@@ -205,11 +213,15 @@ def grf_posterior(
     labelled: np.ndarray,
     values: np.ndarray,
     eps: float,
+    block: np.ndarray | None = None,
+    harmonic: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Posterior mean and standard deviation of the finite-set GP (Section 5.3, footnote 16).
 
     Prior ``N(m 1, (2 beta (Delta + eps I))^{-1})`` with ``m`` = mean of ``values`` and
-    ``1 / (2 beta) = E / l`` (maximum likelihood, see the module docstring).
+    ``1 / (2 beta) = E / l`` (maximum likelihood, see the module docstring). ``block`` is
+    :func:`harmonic_from_inverse`'s; ``harmonic``, if given, is that function's solution for
+    these arguments with ``prior = m`` (the posterior mean), already computed.
 
     Returns
     -------
@@ -221,7 +233,11 @@ def grf_posterior(
     if vals.size == 0:
         raise ValueError("the GRF posterior needs at least one labelled row")
     m = float(vals.mean())
-    f = harmonic_from_inverse(W, G, unlabelled, labelled, vals, eps, prior=m)
+    f = (
+        harmonic_from_inverse(W, G, unlabelled, labelled, vals, eps, prior=m, block=block)
+        if harmonic is None
+        else harmonic
+    )
     c = f - m
     scale = max((energy(W, c) + eps * float(c @ c)) / vals.size, 0.0)
     std = np.zeros(W.shape[0])

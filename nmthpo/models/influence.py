@@ -286,6 +286,7 @@ def eif_scores_fast(
     values: np.ndarray,
     eps: float,
     mode: str = "text",
+    block: np.ndarray | None = None,
 ) -> np.ndarray:
     """Expected influence (Eq. 8) of every candidate in O(u^2) from ``G`` (rank-one identity).
 
@@ -294,7 +295,9 @@ def eif_scores_fast(
     ``S1_k = H - h_k + (1 - h_k) (c_k - G_kk) / G_kk`` and
     ``S0_k = (u - 1) - (H - h_k) + h_k (c_k - G_kk) / G_kk``; the score is
     ``p_k S1_k + (1 - p_k) S0_k`` with ``p_k = h_k`` (``mode="text"``) or the rescaled
-    prediction (the other modes), see :func:`eif_scores_naive`.
+    prediction (the other modes), see :func:`eif_scores_naive`. ``block``, if given, is
+    ``submatrix(W, unlabelled, labelled)`` already computed (the result is bitwise the same;
+    :func:`~nmthpo.models.harmonic.harmonic_from_inverse`).
 
     Returns
     -------
@@ -310,11 +313,12 @@ def eif_scores_fast(
         z = binary_labels_fast(W, G, U, L, vals, eps)
     else:
         z = pivot_labels(vals, ties=mode == "gbopt-ties")
-    hU = G @ (submatrix(W, U, L) @ z)
+    WUL = submatrix(W, U, L) if block is None else block
+    hU = G @ (WUL @ z)
     if mode == "text":
         p = hU
     else:
-        mu = harmonic_from_inverse(W, G, U, L, vals, eps, prior=float(vals.mean()))
+        mu = harmonic_from_inverse(W, G, U, L, vals, eps, prior=float(vals.mean()), block=WUL)
         p = _scaled_probability(mode, mu, U, float(vals.max()))
     g = np.diag(G)
     ratio = (G.sum(axis=0) - g) / g

@@ -20,9 +20,11 @@ The surrogate is harmonic label propagation on a kNN graph over all rows of the 
 The graph depends only on ``X`` and is built once at construction; the inverse of the
 unlabelled Laplacian block is downdated in O(u^2) per ``tell``.
 
-Ties: scores within a relative ``tie_rtol`` (default 1e-9) of the maximum are treated as equal
-before the random tie-break of :meth:`TableOptimizer.argmax_candidate`, so that rounding noise
-(e.g. between the fast and the naive EIF, or between symmetric grid points) never decides.
+Ties: scores within a relative ``tie_rtol`` (default
+:data:`~nmthpo.optimizers.settings.GRAPH_TIE_RTOL`, 1e-6 since issue 25; 1e-9 before, below the
+noise measured between CPUs) of the maximum are treated as equal before the random tie-break of
+:meth:`TableOptimizer.argmax_candidate`, so that rounding noise (another CPU's SIMD loops, the
+fast against the naive EIF, symmetric grid points) never decides.
 Before any row is labelled every candidate scores 0, i.e. the choice is uniformly random.
 """
 
@@ -34,7 +36,7 @@ from typing import Any
 import numpy as np
 
 from nmthpo.optimizers.base import TableOptimizer, snap_ties
-from nmthpo.optimizers.settings import ROWS, setting
+from nmthpo.optimizers.settings import GRAPH_TIE_RTOL, ROWS, setting
 
 # SciPy comes in with nmthpo.models: imported where used, so that reading GraphSMBO.Settings
 # (``nmthpo run --set`` checks, ``nmthpo methods``) stays cheap (nmthpo.optimizers.settings)
@@ -85,7 +87,7 @@ class GraphSMBOSettings:
         200, "recompute the inverse after this many downdates (0: never)", low=0, high=1_000_000
     )
     tie_rtol: float = setting(
-        1e-9, "relative tolerance for treating scores as tied", low=0.0, high=1.0
+        GRAPH_TIE_RTOL, "relative tolerance for treating scores as tied", low=0.0, high=1.0
     )
 
 
@@ -139,7 +141,7 @@ class GraphSMBO(TableOptimizer):
         eif_method: str = "fast",
         eif_mode: str = "text",
         refresh_every: int = 200,
-        tie_rtol: float = 1e-9,
+        tie_rtol: float = GRAPH_TIE_RTOL,
         **settings: Any,
     ) -> None:
         from nmthpo.models.graph import GraphSurrogate, build_graph

@@ -254,6 +254,7 @@ class ParetoSMBO(TableOptimizer):
                 np.asarray(gs.labelled),
                 np.asarray(self._times),
                 gs.eps,
+                block=gs.block(),
             )
         return np.column_stack([-mb, mt]), np.column_stack([sb, st])
 

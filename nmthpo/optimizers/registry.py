@@ -65,6 +65,7 @@ import numpy as np
 
 from nmthpo.errors import InputError, InputKeyError, InputTypeError, InputValueError
 from nmthpo.optimizers.base import TableOptimizer, user_code
+from nmthpo.optimizers.settings import GRAPH_TIE_RTOL
 
 __all__ = [
     "CONTEXT_KEYS",
@@ -242,8 +243,14 @@ _MF = "nmthpo.optimizers.multifidelity"
 #: the same rows on every CPU with the lattice search and this tie tolerance (issue 25; the
 #: portability sample of the speed appendix), not with ``search="lbfgsb"``. GP-BO and the
 #: transfer methods have them as their class defaults; ``bo-m`` and ``bo-r`` as their registry
-#: settings (``ParetoSMBO``'s graph surrogates keep exact ties).
+#: settings (``gb-m`` and ``gb-r`` have :data:`_GRAPH_EXACT`'s).
 _GP_EXACT: dict[str, Any] = {"search": "lattice", "tie_rtol": 1e-9}
+
+#: The graph methods choose the same rows on every CPU with this tie tolerance
+#: (:data:`~nmthpo.optimizers.settings.GRAPH_TIE_RTOL`; issue 25: 1e-9 lay below the noise
+#: between NumPy's SIMD levels): ``GraphSMBO``'s class default, ``gb-m``/``gb-r``'s registry
+#: setting.
+_GRAPH_EXACT: dict[str, Any] = {"tie_rtol": GRAPH_TIE_RTOL}
 
 
 def _transfer(
@@ -320,6 +327,8 @@ METHODS: dict[str, MethodSpec] = {
         {"kernel": "matern52", "acquisition": "ei"},
         ("bleu",),
         "graph-based SMBO, Matern kernel graph, expected improvement",
+        exact_settings=_GRAPH_EXACT,
+        revision=1,
     ),
     "gb-ei-r": MethodSpec(
         "nmthpo.optimizers.graph",
@@ -327,6 +336,8 @@ METHODS: dict[str, MethodSpec] = {
         {"kernel": "rbf", "acquisition": "ei"},
         ("bleu",),
         "graph-based SMBO, RBF kernel graph, expected improvement",
+        exact_settings=_GRAPH_EXACT,
+        revision=1,
     ),
     "gb-eif-m": MethodSpec(
         "nmthpo.optimizers.graph",
@@ -334,6 +345,8 @@ METHODS: dict[str, MethodSpec] = {
         {"kernel": "matern52", "acquisition": "eif", "eif_mode": "gbopt"},
         ("bleu",),
         "graph-based SMBO, Matern kernel graph, expected influence",
+        exact_settings=_GRAPH_EXACT,
+        revision=1,
     ),
     "gb-eif-r": MethodSpec(
         "nmthpo.optimizers.graph",
@@ -341,6 +354,8 @@ METHODS: dict[str, MethodSpec] = {
         {"kernel": "rbf", "acquisition": "eif", "eif_mode": "gbopt"},
         ("bleu",),
         "graph-based SMBO, RBF kernel graph, expected influence",
+        exact_settings=_GRAPH_EXACT,
+        revision=1,
     ),
     "gb-eif-text-m": MethodSpec(
         "nmthpo.optimizers.graph",
@@ -349,6 +364,8 @@ METHODS: dict[str, MethodSpec] = {
         ("bleu",),
         "graph-based SMBO, expected influence, literal reading of "
         "the paper's text for the binarised labels",
+        exact_settings=_GRAPH_EXACT,
+        revision=1,
     ),
     "bo-m": MethodSpec(
         "nmthpo.optimizers.mobo",
@@ -371,16 +388,20 @@ METHODS: dict[str, MethodSpec] = {
     "gb-m": MethodSpec(
         "nmthpo.optimizers.mobo",
         "ParetoSMBO",
-        {"surrogate": "graph", "kernel": "matern52"},
+        {"surrogate": "graph", "kernel": "matern52", **_GRAPH_EXACT},
         ("pareto",),
         "multiobjective SMBO, graph surrogates (Matern graph), EHVI",
+        exact_settings=_GRAPH_EXACT,
+        revision=1,
     ),
     "gb-r": MethodSpec(
         "nmthpo.optimizers.mobo",
         "ParetoSMBO",
-        {"surrogate": "graph", "kernel": "rbf"},
+        {"surrogate": "graph", "kernel": "rbf", **_GRAPH_EXACT},
         ("pareto",),
         "multiobjective SMBO, graph surrogates (RBF graph), EHVI",
+        exact_settings=_GRAPH_EXACT,
+        revision=1,
     ),
     "ga": MethodSpec(
         "nmthpo.optimizers.ga",

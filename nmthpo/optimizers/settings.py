@@ -55,6 +55,7 @@ from dataclasses import dataclass
 from typing import Any
 
 __all__ = [
+    "GRAPH_TIE_RTOL",
     "ROWS",
     "SettingInfo",
     "allowed",
@@ -117,6 +118,16 @@ def search_setting(default: str = "lbfgsb") -> Any:
         "(the same on every CPU)",
         choices=("lbfgsb", "lattice"),
     )
+
+
+#: The graph methods' tie tolerance (``gb-*``: :class:`~nmthpo.optimizers.graph.GraphSMBO`'s
+#: default and ``gb-m``/``gb-r``'s registry setting). Their scores come from the inverse of the
+#: regularised Laplacian block (``eps`` = 1e-6 of the mean degree), whose conditioning turns the
+#: rounding of one CPU into relative differences of up to about 3e-9 between near-equal scores
+#: on another (measured between NumPy's AVX-512 and AVX2 loops, issue 25); the earlier 1e-9 lay
+#: below that, so a CPU decided some ties. 1e-6 is 300 times the measured noise, and scores that
+#: close carry no information about the rows.
+GRAPH_TIE_RTOL: float = 1e-6
 
 
 def tie_rtol_setting(score: str, default: float = 0.0) -> Any:

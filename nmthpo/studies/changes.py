@@ -29,13 +29,17 @@ from nmthpo.engine.stats import paired_difference
 __all__ = [
     "CHANGES",
     "CHANGES_FOLDER",
+    "GRAPH_BEFORE",
+    "GRAPH_CHANGES",
     "LEDGER_PATH",
     "LEDGER_SNAPSHOT",
     "TRANSFER_BEFORE",
     "TRANSFER_PREFIX",
     "Change",
     "changes_table",
+    "graph_changes_table",
     "ledger_changes",
+    "moved_trials",
     "old_run",
     "per_trial_metric",
     "transfer_changes_table",
@@ -134,6 +138,59 @@ _PARETO_CAUSE = (
 )
 
 
+#: Table 3's and Table 4's graph runs before and after issue 25 made the graph methods' tie
+#: tolerance 1e-6 (:data:`~nmthpo.optimizers.settings.GRAPH_TIE_RTOL`): (method, task, old key,
+#: new key) of ``results/single`` and ``results/pareto``.
+_GRAPH_SINGLE: tuple[tuple[str, str, str, str], ...] = (
+    ("gb-ei-m", "zh-en", "1ce0366885aef7ee", "4e78f8fc2a0a7972"),
+    ("gb-ei-m", "ru-en", "bfed4a359ebca6e5", "79c6156f35d3a163"),
+    ("gb-ei-m", "ja-en", "9d11413aff809e06", "41efc23ee250c381"),
+    ("gb-ei-m", "en-ja", "29753813649dec36", "131eadef8201f923"),
+    ("gb-ei-m", "sw-en", "259ec6d24f047b5c", "3f654b923a9cef7b"),
+    ("gb-ei-m", "so-en", "1c314004eb20626e", "eeb0ce276f7eb753"),
+    ("gb-ei-r", "zh-en", "a763b6de106793be", "4f8fb13d3c85602b"),
+    ("gb-ei-r", "ru-en", "552b30eb9ceda169", "74f7940bff2cad4b"),
+    ("gb-ei-r", "ja-en", "cc669edf6f45d5de", "32250d48a1c0b437"),
+    ("gb-ei-r", "en-ja", "a95e093814bcf79a", "6fab629dab56ceda"),
+    ("gb-ei-r", "sw-en", "211f4b9f303d0963", "ea01538fc928cd35"),
+    ("gb-ei-r", "so-en", "72ea2b1f9f8659f3", "19c0da29888f4102"),
+    ("gb-eif-m", "zh-en", "5104feafd08e5718", "96e72a4955ee104b"),
+    ("gb-eif-m", "ru-en", "096bae7703c96e63", "e7b3245ac5a7d7b5"),
+    ("gb-eif-m", "ja-en", "3f278a53522d0c75", "d11ac8b9dbba963b"),
+    ("gb-eif-m", "en-ja", "5731be0e6e76770e", "e1444f342b83ef99"),
+    ("gb-eif-m", "sw-en", "8bbc1d0f37be5762", "951c1b2b21ef2ae2"),
+    ("gb-eif-m", "so-en", "7c2d5aa17e5a671c", "e1e8383715b55bb8"),
+    ("gb-eif-r", "zh-en", "e6fb2d64e02ce214", "5605668f84d9e153"),
+    ("gb-eif-r", "ru-en", "5576dedd0d1f337c", "87527d706610a6d2"),
+    ("gb-eif-r", "ja-en", "822329178943171c", "ceebe9b744bdea5f"),
+    ("gb-eif-r", "en-ja", "46e909ee8fa3d5c6", "7c754e2c9f26dbd0"),
+    ("gb-eif-r", "sw-en", "217c8d8417764a24", "b0d07cb21e120f96"),
+    ("gb-eif-r", "so-en", "604ef82fcb1c9643", "f9a731f596348102"),
+)
+_GRAPH_PARETO: tuple[tuple[str, str, str, str], ...] = (
+    ("gb-m", "zh-en", "bc01323869a6e5c1", "c689fe670176e1a9"),
+    ("gb-m", "ru-en", "8501bb960a853645", "66438a1478fb364c"),
+    ("gb-m", "ja-en", "e6b4c05c84ead592", "4c815f699e7016d6"),
+    ("gb-m", "en-ja", "6654f3746a42ad07", "ae7566227d23bf13"),
+    ("gb-m", "sw-en", "8eae485983529692", "35b7b453eb0b398e"),
+    ("gb-m", "so-en", "06ab8e0ed833ec3a", "9d8c4b74978b8c50"),
+    ("gb-r", "zh-en", "2d3032d9796987d4", "f00f7937577f65fe"),
+    ("gb-r", "ru-en", "0b0a215cb39b8def", "f4e8693dc7dc40df"),
+    ("gb-r", "ja-en", "b495787d123641ba", "650b148efda0113f"),
+    ("gb-r", "en-ja", "e84da6dac291fbd6", "fedfd08e2960b326"),
+    ("gb-r", "sw-en", "e258728455eb9e80", "49b298a16fff5ece"),
+    ("gb-r", "so-en", "cac14ef48b3f10d9", "d406bc0e00172b17"),
+)
+#: The commit whose tree holds the graph runs with the earlier tie tolerance.
+GRAPH_BEFORE = "0a5de4b"
+_GRAPH_CAUSE = (
+    "issue 25: the graph methods treat scores within 1e-6 of the best as ties (before: 1e-9, "
+    "below the rounding noise between NumPy's AVX-512 and AVX2 loops, so that on an AVX-512 "
+    "CPU 7 of 30 trials of gb-ei-m with k = 5 on ru-en and 16 of 60 of gb-m with k = 3 chose "
+    "other rows)"
+)
+
+
 def _moved_runs(
     runs: tuple[tuple[str, str, str, str], ...],
     folder: str,
@@ -142,13 +199,15 @@ def _moved_runs(
     objective: str,
     commit: str,
     cause: str,
+    suffix: str = "",
 ) -> tuple[Change, ...]:
     """One :class:`Change` per (method, task, old key, new key) of a grid whose runs all moved
-    (ftb for Table 3's single-objective runs, fta for Table 4's Pareto runs)."""
+    (ftb for Table 3's single-objective runs, fta for Table 4's Pareto runs); ``suffix`` tells
+    the ids of a second change of the same runs apart."""
     metric = "fta" if objective == "pareto" else "ftb"
     return tuple(
         Change(
-            f"{folder}-{m}-{t}",
+            f"{folder}-{m}-{t}{suffix}",
             chapter,
             f"{table}: {m.upper()} mean {metric} on {t}",
             t,
@@ -171,10 +230,11 @@ CHANGES: tuple[Change, ...] = (
         "zh-en",
         "1a7ef82^",
         "results/single/gb-eif-r__zh-en__bleu__s0__e6fb2d64e02ce214.parquet",
-        "single/gb-eif-r__zh-en__bleu__s0__e6fb2d64e02ce214.parquet",
+        "single/gb-eif-r__zh-en__bleu__s0__5605668f84d9e153.parquet",
         "commit 80ab63e: GB-EIF labels one tied pivot as the authors' released code does (it "
         "labelled every row tied at the best BLEU before); on zh-en three rows tie at the best "
-        "BLEU, so the expected-influence labels differ at many steps",
+        "BLEU, so the expected-influence labels differ at many steps; then issue 25's graph "
+        "tie tolerance (its own row, -ties)",
     ),
     Change(
         "single-gb-eif-m-zh-en",
@@ -183,8 +243,9 @@ CHANGES: tuple[Change, ...] = (
         "zh-en",
         "1a7ef82^",
         "results/single/gb-eif-m__zh-en__bleu__s0__5104feafd08e5718.parquet",
-        "single/gb-eif-m__zh-en__bleu__s0__5104feafd08e5718.parquet",
-        "commit 80ab63e: the tied pivot of the authors' code (as for GB-EIF-R)",
+        "single/gb-eif-m__zh-en__bleu__s0__96e72a4955ee104b.parquet",
+        "commit 80ab63e: the tied pivot of the authors' code (as for GB-EIF-R); then issue "
+        "25's graph tie tolerance",
     ),
     Change(
         "k-sweep-gb-eif-m-zh-en",
@@ -193,9 +254,9 @@ CHANGES: tuple[Change, ...] = (
         "zh-en",
         "1a7ef82^",
         "results/single/gb-eif-m__zh-en__bleu__s0__5104feafd08e5718.parquet",
-        "single/gb-eif-m__zh-en__bleu__s0__5104feafd08e5718.parquet",
+        "single/gb-eif-m__zh-en__bleu__s0__96e72a4955ee104b.parquet",
         "commit 80ab63e: the tied pivot of the authors' code (the sweep's rule-k entry reads "
-        "the first 30 Table 3 trials)",
+        "the first 30 Table 3 trials); then issue 25's graph tie tolerance",
         trials=30,
     ),
     Change(
@@ -205,9 +266,10 @@ CHANGES: tuple[Change, ...] = (
         "zh-en",
         "1a7ef82^",
         "results/single/gb-eif-m__zh-en__bleu__s0__5104feafd08e5718.parquet",
-        "single/gb-eif-m__zh-en__bleu__s0__5104feafd08e5718.parquet",
+        "single/gb-eif-m__zh-en__bleu__s0__96e72a4955ee104b.parquet",
         "commit 80ab63e: GB-EIF-M's tied pivot moved its zh-en runs (the GA's runs did not "
-        "change); the difference is computed against the same GA runs before and after",
+        "change; then issue 25's graph tie tolerance); the difference is computed against the "
+        "same GA runs before and after",
         minus="single/ga__zh-en__bleu__s0__a390d49bfd93d8e0.parquet",
     ),
     *_moved_runs(
@@ -221,6 +283,31 @@ CHANGES: tuple[Change, ...] = (
         "pareto",
         "bfa4b4a",
         _PARETO_CAUSE,
+    ),
+)
+
+#: Every graph run of Tables 3 and 4 before and after the graph methods' tie tolerance became
+#: 1e-6 (issue 25): :func:`graph_changes_table` pairs those whose rows moved.
+GRAPH_CHANGES: tuple[Change, ...] = (
+    *_moved_runs(
+        _GRAPH_SINGLE,
+        "single",
+        "02_single_objective",
+        "Table 3",
+        "bleu",
+        GRAPH_BEFORE,
+        _GRAPH_CAUSE,
+        suffix="-ties",
+    ),
+    *_moved_runs(
+        _GRAPH_PARETO,
+        "pareto",
+        "03_multiobjective",
+        "Table 4",
+        "pareto",
+        GRAPH_BEFORE,
+        _GRAPH_CAUSE,
+        suffix="-ties",
     ),
 )
 
@@ -305,6 +392,40 @@ def changes_table(changes: tuple[Change, ...] = CHANGES, root: Path | None = Non
             }
         )
     return pd.DataFrame(rows).set_index("number")
+
+
+def moved_trials(change: Change, root: Path | None = None) -> tuple[int, int]:
+    """``(trials, trials whose rows differ)`` between the old and the new run of ``change``."""
+    old = old_run(change, root)
+    new = pd.read_parquet((root or results_dir()) / change.new)
+    rows_old = old.groupby("trial", sort=True)["row"].apply(tuple)
+    rows_new = new.groupby("trial", sort=True)["row"].apply(tuple)
+    both = rows_old.index.intersection(rows_new.index)
+    return len(both), int((rows_old[both] != rows_new[both]).sum())
+
+
+def graph_changes_table(
+    changes: tuple[Change, ...] = GRAPH_CHANGES, root: Path | None = None
+) -> pd.DataFrame:
+    """:func:`changes_table` of the graph runs whose rows moved with the tie tolerance, with
+    the number of their trials that chose other rows (column ``other rows``).
+
+    Its ``attrs`` hold ``runs`` and ``trials`` (every run of ``changes``) and ``runs_moved``
+    and ``trials_moved`` (those with other rows): the unmoved runs are equal trial by trial.
+    """
+    counts = [moved_trials(ch, root) for ch in changes]
+    moved = tuple(ch for ch, (_, k) in zip(changes, counts, strict=True) if k)
+    table = changes_table(moved, root)
+    if moved:
+        at = list(table.columns).index("trials") + 1
+        table.insert(at, "other rows", [k for _, k in counts if k])
+    table.attrs.update(
+        runs=len(changes),
+        trials=sum(n for n, _ in counts),
+        runs_moved=len(moved),
+        trials_moved=sum(k for _, k in counts),
+    )
+    return table
 
 
 # -- Chapter 4: every transfer run moved at once ------------------------------------------------

@@ -26,6 +26,30 @@ def test_core_types_follow_the_cpu_flags():
     assert tool.core_types("flags : avx512fx avx2x\n") == ["Prescott"]  # whole flags only
 
 
+def test_numpy_levels_switch_off_only_targets_this_numpy_runs(monkeypatch):
+    """A NumPy level is checked only where the CPU runs a target it removes, and names only
+    such targets (NumPy refuses others); the child's environment sets exactly one of the two
+    variables, whatever the parent had set (nothing here runs a child)."""
+    from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__
+
+    tool = _tool()
+    running = {f for f, on in __cpu_features__.items() if on} & set(__cpu_dispatch__)
+    levels = tool.numpy_levels()
+    assert set(levels) <= set(tool.NUMPY_LEVELS)
+    for name, value in levels.items():
+        assert value and set(value.split()) <= running & set(tool.NUMPY_LEVELS[name])
+    for name, feats in tool.NUMPY_LEVELS.items():
+        assert (name in levels) == bool(running & set(feats))
+    monkeypatch.setenv("NPY_DISABLE_CPU_FEATURES", "X86_V4")  # (OPENBLAS_* is never touched)
+    plain = tool._child_env(None)
+    assert "OPENBLAS_CORETYPE" not in plain and "NPY_DISABLE_CPU_FEATURES" not in plain
+    assert tool._child_env("Prescott")["OPENBLAS_CORETYPE"] == "Prescott"
+    assert "NPY_DISABLE_CPU_FEATURES" not in tool._child_env("Prescott")
+    for name, value in levels.items():
+        env = tool._child_env(name)
+        assert env["NPY_DISABLE_CPU_FEATURES"] == value and "OPENBLAS_CORETYPE" not in env
+
+
 def test_the_make_target_is_not_part_of_make_test():
     make = (ROOT / "Makefile").read_text(encoding="utf-8")
     test_line = next(line for line in make.splitlines() if line.startswith("test:"))

@@ -289,6 +289,32 @@ def test_surrogate_incremental_inverse_and_predictions() -> None:
         g.GraphSurrogate(W).predict()
 
 
+@pytest.mark.parametrize("mode", ["text", "gbopt", "gbopt-ties"])
+def test_surrogate_caches_are_bitwise_the_uncached_solves(mode: str) -> None:
+    """predict(), posterior() and eif() share one W[U, L] copy and one harmonic solve per
+    labelling: the numbers are bitwise those of the free functions, and a new label clears
+    them (the cached prediction of the old labelling is never served)."""
+    rng = np.random.default_rng(11)
+    W = random_graph(rng, n=40, k=5)
+    y = rng.normal(size=40)
+    S = g.GraphSurrogate(W)
+    for step, r in enumerate([3, 17, 8, 29, 0, 35, 21]):
+        S.add(r, y[r])
+        L = np.array(S.labelled)
+        G, U = S.inverse(), S.unlabelled
+        plain_f = g.harmonic_from_inverse(W, G, U, L, y[L], S.eps, prior=float(y[L].mean()))
+        plain_m, plain_s = g.grf_posterior(W, G, U, L, y[L], S.eps)
+        m, s = S.posterior()
+        assert np.array_equal(S.predict(), plain_f)
+        assert np.array_equal(m, plain_m) and np.array_equal(s, plain_s)
+        if step:  # eif needs two labels
+            assert np.array_equal(
+                S.eif(mode=mode), g.eif_scores_fast(W, G, U, L, y[L], S.eps, mode), equal_nan=True
+            )
+        S.predict()[:] = 0.0  # a copy: the cache cannot be changed from outside
+        assert np.array_equal(S.predict(), plain_f)
+
+
 # -- graph cache and the unlabelled inverse ------------------------------------------------------
 def test_cached_graphs_are_identical_to_rebuilt_ones() -> None:
     rng = np.random.default_rng(4)

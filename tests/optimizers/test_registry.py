@@ -60,6 +60,21 @@ def test_gp_methods_are_exact_across_cpus_only_with_their_lattice_settings() -> 
         assert not spec.exact_for({"search": "lbfgsb"})
         assert not spec.exact_for({"tie_rtol": 0.0})
     assert resolve("bo-m").settings["search"] == "lattice"  # the registry's, not the class's
-    assert resolve("gb-m").revision == 0 and "tie_rtol" not in resolve("gb-m").settings
     assert not resolve("bo-ei-m-mcmc").exact_for({})
-    assert resolve("gb-ei-m").exact_for({"k": 5}) and resolve("gb-ei-m").revision == 0
+
+
+def test_graph_methods_are_exact_across_cpus_only_with_their_tie_tolerance() -> None:
+    """Issue 25: the graph methods decide ties at GRAPH_TIE_RTOL (1e-6), above the noise
+    between NumPy's SIMD levels; the earlier 1e-9 (or exact ties) is not exact across CPUs."""
+    from nmthpo.optimizers.graph import GraphSMBO
+    from nmthpo.optimizers.registry import resolve
+    from nmthpo.optimizers.settings import GRAPH_TIE_RTOL
+
+    assert GRAPH_TIE_RTOL == 1e-6 and GraphSMBO.Settings().tie_rtol == GRAPH_TIE_RTOL
+    for name in ("gb-ei-m", "gb-ei-r", "gb-eif-m", "gb-eif-r", "gb-eif-text-m", "gb-m", "gb-r"):
+        spec = resolve(name)
+        assert spec.revision == 1
+        assert spec.exact_for({}) and spec.exact_for({"k": 5})
+        assert not spec.exact_for({"tie_rtol": 1e-9}) and not spec.exact_for({"tie_rtol": 0.0})
+    # ParetoSMBO's class default stays exact ties: gb-m and gb-r set the tolerance themselves
+    assert resolve("gb-m").settings["tie_rtol"] == GRAPH_TIE_RTOL
