@@ -21,7 +21,7 @@ The graph depends only on ``X`` and is built once at construction; the inverse o
 unlabelled Laplacian block is downdated in O(u^2) per ``tell``.
 
 Ties: scores within a relative ``tie_rtol`` (default
-:data:`~nmthpo.optimizers.settings.GRAPH_TIE_RTOL`, 1e-6 since issue 25; 1e-9 before, below the
+:data:`~nmthpo.optimizers.settings.GRAPH_TIE_RTOL`, 1e-8 since issue 25; 1e-9 before, below the
 noise measured between CPUs) of the maximum are treated as equal before the random tie-break of
 :meth:`TableOptimizer.argmax_candidate`, so that rounding noise (another CPU's SIMD loops, the
 fast against the naive EIF, symmetric grid points) never decides.
