@@ -339,7 +339,7 @@ def test_fast_schedule_is_the_default_under_a_new_revision():
     default = RunSpec(method="bo-ei-m", task="zh-en")
     assert default.payload()["revision"] == 1 and default.payload()["settings"] == {}
     assert default.key() != RunSpec(method="bo-ei-m", task="zh-en", settings=_EXACT).key()
-    assert "revision" not in RunSpec(method="gb-ei-m", task="zh-en").payload()  # keys unchanged
+    assert "revision" not in RunSpec(method="rs", task="zh-en").payload()  # keys unchanged
     opt = GPBO(np.zeros((3, 2)), np.random.default_rng(0))
     assert opt.schedule_name == "fast" and opt.rowgp is not None and opt.tie_rtol == 1e-9
     rows = run_trial(RunSpec(method="bo-ei-m", task="zh-en", budget=12), 0)["row"]
