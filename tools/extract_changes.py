@@ -1,4 +1,4 @@
-"""Copy the old runs of :data:`nmthpo.studies.changes.CHANGES` and ``GRAPH_CHANGES`` (and
+"""Copy the old runs of :data:`nmthpo.studies.changes.CHANGES` and ``graph_changes()`` (and
 Chapter 4's runs of :data:`~nmthpo.studies.changes.TRANSFER_BEFORE`) from the git history into
 ``results/changes/`` (``<id>.parquet`` and a sidecar ``<id>.json`` with the commit, the path and
 the SHA-256), so that the reproducibility appendix can pair each moved number's old run with
@@ -22,11 +22,11 @@ def main(argv: list[str] | None = None) -> int:
     import argparse
 
     argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0]).parse_args(argv)
-    from nmthpo.studies.changes import CHANGES, CHANGES_FOLDER, GRAPH_CHANGES
+    from nmthpo.studies.changes import CHANGES, CHANGES_FOLDER, graph_changes
 
     out = REPO / "results" / CHANGES_FOLDER
     out.mkdir(parents=True, exist_ok=True)
-    for ch in (*CHANGES, *GRAPH_CHANGES):
+    for ch in (*CHANGES, *graph_changes()):
         target = out / f"{ch.id}.parquet"
         error = _snapshot(target, ch.commit, ch.path)
         if error is not None:

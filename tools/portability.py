@@ -570,7 +570,6 @@ def main(argv: list[str] | None = None) -> int:
 
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         list(pool.map(one, cores))
-    hashes = {c or "default": hashes[c or "default"] for c in cores}  # in the cores' order
     from nmthpo.studies.speed import PORTABILITY_SAMPLE_FILE, portability_sample
 
     payload = {

@@ -30,13 +30,13 @@ __all__ = [
     "CHANGES",
     "CHANGES_FOLDER",
     "GRAPH_BEFORE",
-    "GRAPH_CHANGES",
     "LEDGER_PATH",
     "LEDGER_SNAPSHOT",
     "TRANSFER_BEFORE",
     "TRANSFER_PREFIX",
     "Change",
     "changes_table",
+    "graph_changes",
     "graph_changes_table",
     "ledger_changes",
     "moved_trials",
@@ -138,349 +138,8 @@ _PARETO_CAUSE = (
 )
 
 
-#: Table 3's and Table 4's graph runs before and after issue 25 made the graph methods' tie
-#: tolerance 1e-8 (:data:`~nmthpo.optimizers.settings.GRAPH_TIE_RTOL`): (method, task, old key,
-#: new key) of ``results/single`` and ``results/pareto``.
-_GRAPH_SINGLE: tuple[tuple[str, str, str, str], ...] = (
-    ("gb-ei-m", "zh-en", "1ce0366885aef7ee", "4e78f8fc2a0a7972"),
-    ("gb-ei-m", "ru-en", "bfed4a359ebca6e5", "79c6156f35d3a163"),
-    ("gb-ei-m", "ja-en", "9d11413aff809e06", "41efc23ee250c381"),
-    ("gb-ei-m", "en-ja", "29753813649dec36", "131eadef8201f923"),
-    ("gb-ei-m", "sw-en", "259ec6d24f047b5c", "3f654b923a9cef7b"),
-    ("gb-ei-m", "so-en", "1c314004eb20626e", "eeb0ce276f7eb753"),
-    ("gb-ei-r", "zh-en", "a763b6de106793be", "4f8fb13d3c85602b"),
-    ("gb-ei-r", "ru-en", "552b30eb9ceda169", "74f7940bff2cad4b"),
-    ("gb-ei-r", "ja-en", "cc669edf6f45d5de", "32250d48a1c0b437"),
-    ("gb-ei-r", "en-ja", "a95e093814bcf79a", "6fab629dab56ceda"),
-    ("gb-ei-r", "sw-en", "211f4b9f303d0963", "ea01538fc928cd35"),
-    ("gb-ei-r", "so-en", "72ea2b1f9f8659f3", "19c0da29888f4102"),
-    ("gb-eif-m", "zh-en", "5104feafd08e5718", "96e72a4955ee104b"),
-    ("gb-eif-m", "ru-en", "096bae7703c96e63", "e7b3245ac5a7d7b5"),
-    ("gb-eif-m", "ja-en", "3f278a53522d0c75", "d11ac8b9dbba963b"),
-    ("gb-eif-m", "en-ja", "5731be0e6e76770e", "e1444f342b83ef99"),
-    ("gb-eif-m", "sw-en", "8bbc1d0f37be5762", "951c1b2b21ef2ae2"),
-    ("gb-eif-m", "so-en", "7c2d5aa17e5a671c", "e1e8383715b55bb8"),
-    ("gb-eif-r", "zh-en", "e6fb2d64e02ce214", "5605668f84d9e153"),
-    ("gb-eif-r", "ru-en", "5576dedd0d1f337c", "87527d706610a6d2"),
-    ("gb-eif-r", "ja-en", "822329178943171c", "ceebe9b744bdea5f"),
-    ("gb-eif-r", "en-ja", "46e909ee8fa3d5c6", "7c754e2c9f26dbd0"),
-    ("gb-eif-r", "sw-en", "217c8d8417764a24", "b0d07cb21e120f96"),
-    ("gb-eif-r", "so-en", "604ef82fcb1c9643", "f9a731f596348102"),
-)
-_GRAPH_PARETO: tuple[tuple[str, str, str, str], ...] = (
-    ("gb-m", "zh-en", "bc01323869a6e5c1", "c689fe670176e1a9"),
-    ("gb-m", "ru-en", "8501bb960a853645", "66438a1478fb364c"),
-    ("gb-m", "ja-en", "e6b4c05c84ead592", "4c815f699e7016d6"),
-    ("gb-m", "en-ja", "6654f3746a42ad07", "ae7566227d23bf13"),
-    ("gb-m", "sw-en", "8eae485983529692", "35b7b453eb0b398e"),
-    ("gb-m", "so-en", "06ab8e0ed833ec3a", "9d8c4b74978b8c50"),
-    ("gb-r", "zh-en", "2d3032d9796987d4", "f00f7937577f65fe"),
-    ("gb-r", "ru-en", "0b0a215cb39b8def", "f4e8693dc7dc40df"),
-    ("gb-r", "ja-en", "b495787d123641ba", "650b148efda0113f"),
-    ("gb-r", "en-ja", "e84da6dac291fbd6", "fedfd08e2960b326"),
-    ("gb-r", "sw-en", "e258728455eb9e80", "49b298a16fff5ece"),
-    ("gb-r", "so-en", "cac14ef48b3f10d9", "d406bc0e00172b17"),
-)
-#: The other graph runs of the book (the chapters' side experiments: k sweeps, graph
-#: discrepancy, Figure 6, the text's EIF, Chapter 9's peers): (folder, method, task, settings,
-#: old key, new key, objective).
-_GRAPH_OTHER: tuple[tuple[str, str, str, str, str, str, str], ...] = (
-    ("eif_text", "gb-eif-text-m", "en-ja", "", "fd7a020b45c75ccb", "51ca76cdcb1b3680", "bleu"),
-    ("eif_text", "gb-eif-text-m", "ja-en", "", "f31810a7ea176b01", "35b63f7c8f0214cf", "bleu"),
-    ("eif_text", "gb-eif-text-m", "ru-en", "", "f53ed4cfcedd6506", "d73bc08e8c3af764", "bleu"),
-    ("eif_text", "gb-eif-text-m", "zh-en", "", "0ae1d3c50ca8e92e", "53047afca3110e3a", "bleu"),
-    ("figure6", "gb-ei-m", "ja-en", "", "24320b45416de43c", "cb85011224ba4136", "bleu"),
-    ("figure6", "gb-ei-r", "ja-en", "", "b9a7dec5a00f4084", "47d91fa644852136", "bleu"),
-    ("figure6", "gb-eif-m", "ja-en", "", "b58d42425af51c02", "7f5f4078405318bc", "bleu"),
-    ("figure6", "gb-eif-r", "ja-en", "", "e0c69170ca6997a3", "7dbd3882c625486c", "bleu"),
-    (
-        "graph_discrepancy",
-        "gb-ei-m",
-        "en-ja",
-        "eps=1.0",
-        "6e19e404a8b7223e",
-        "f367e4d33ac45f0d",
-        "bleu",
-    ),
-    (
-        "graph_discrepancy",
-        "gb-ei-m",
-        "en-ja",
-        "ei_scale=0.1",
-        "805f7e684ae7188e",
-        "f9418db550494580",
-        "bleu",
-    ),
-    (
-        "graph_discrepancy",
-        "gb-ei-m",
-        "en-ja",
-        "ei_scale=3.0",
-        "90c849ede1b8125d",
-        "34e45a61d7428f24",
-        "bleu",
-    ),
-    (
-        "graph_discrepancy",
-        "gb-ei-m",
-        "en-ja",
-        "ei_scale=0.3",
-        "a917db2e28f7d47e",
-        "da8ada3713be860b",
-        "bleu",
-    ),
-    (
-        "graph_discrepancy",
-        "gb-ei-m",
-        "ja-en",
-        "ei_scale=3.0",
-        "2f914d748121bd01",
-        "b9dee1d964d4f724",
-        "bleu",
-    ),
-    (
-        "graph_discrepancy",
-        "gb-ei-m",
-        "ja-en",
-        "ei_scale=0.3",
-        "32d15fec8494e94e",
-        "f69fc18011842d09",
-        "bleu",
-    ),
-    (
-        "graph_discrepancy",
-        "gb-ei-m",
-        "ja-en",
-        "eps=1.0",
-        "b6980ce55db65484",
-        "cd49abd35937382b",
-        "bleu",
-    ),
-    (
-        "graph_discrepancy",
-        "gb-ei-m",
-        "ja-en",
-        "ei_scale=0.1",
-        "fadee085f39838bb",
-        "9f2574d7526c413e",
-        "bleu",
-    ),
-    (
-        "graph_discrepancy",
-        "gb-ei-m",
-        "ru-en",
-        "ei_scale=0.3",
-        "1460a9447bff5d52",
-        "7cf82526e2d2b753",
-        "bleu",
-    ),
-    (
-        "graph_discrepancy",
-        "gb-ei-m",
-        "ru-en",
-        "eps=1.0",
-        "22873c874b45bafb",
-        "fe9919f1103dda90",
-        "bleu",
-    ),
-    (
-        "graph_discrepancy",
-        "gb-ei-m",
-        "ru-en",
-        "ei_scale=0.1",
-        "2d48f2b819c09db1",
-        "a0fc0408356263cb",
-        "bleu",
-    ),
-    (
-        "graph_discrepancy",
-        "gb-ei-m",
-        "ru-en",
-        "ei_scale=3.0",
-        "636b1a6fe488ba3c",
-        "d3ccc86eb50aa2b5",
-        "bleu",
-    ),
-    (
-        "graph_discrepancy",
-        "gb-ei-m",
-        "zh-en",
-        "ei_scale=3.0",
-        "20d8d6654ec10bf1",
-        "eef8d75de1351db9",
-        "bleu",
-    ),
-    (
-        "graph_discrepancy",
-        "gb-ei-m",
-        "zh-en",
-        "ei_scale=0.3",
-        "42884280d88daa9f",
-        "c22542eb096b779d",
-        "bleu",
-    ),
-    (
-        "graph_discrepancy",
-        "gb-ei-m",
-        "zh-en",
-        "ei_scale=0.1",
-        "70e24a96dd32c5d4",
-        "8e9eb3fc18193258",
-        "bleu",
-    ),
-    (
-        "graph_discrepancy",
-        "gb-ei-m",
-        "zh-en",
-        "eps=1.0",
-        "88f2e4e0202faea4",
-        "3500cd8a585963e9",
-        "bleu",
-    ),
-    (
-        "graph_discrepancy",
-        "gb-eif-m",
-        "en-ja",
-        "eif_mode=monotone",
-        "608c28b806a91441",
-        "4389d7e6d878f179",
-        "bleu",
-    ),
-    (
-        "graph_discrepancy",
-        "gb-eif-m",
-        "en-ja",
-        "eif_mode=gbopt-ties",
-        "619a534e62bdd4d1",
-        "b76e695d0cd7b136",
-        "bleu",
-    ),
-    (
-        "graph_discrepancy",
-        "gb-eif-m",
-        "ja-en",
-        "eif_mode=gbopt-ties",
-        "34e4298806437b9f",
-        "ac1f9bc899b5d5ff",
-        "bleu",
-    ),
-    (
-        "graph_discrepancy",
-        "gb-eif-m",
-        "ja-en",
-        "eif_mode=monotone",
-        "a6197721bd23d2c8",
-        "f70df8b6750805bb",
-        "bleu",
-    ),
-    (
-        "graph_discrepancy",
-        "gb-eif-m",
-        "ru-en",
-        "eif_mode=monotone",
-        "2f8c73acc7091021",
-        "87a1045a647ee930",
-        "bleu",
-    ),
-    (
-        "graph_discrepancy",
-        "gb-eif-m",
-        "ru-en",
-        "eif_mode=gbopt-ties",
-        "598a74583bf35963",
-        "632f46e6cfb8c0d5",
-        "bleu",
-    ),
-    (
-        "graph_discrepancy",
-        "gb-eif-m",
-        "so-en",
-        "eif_mode=gbopt-ties",
-        "eb14732bc2449a1d",
-        "eef6a1dbb83bded8",
-        "bleu",
-    ),
-    (
-        "graph_discrepancy",
-        "gb-eif-m",
-        "sw-en",
-        "eif_mode=gbopt-ties",
-        "79a65d9625f632e9",
-        "a24cb45a6100cd2c",
-        "bleu",
-    ),
-    (
-        "graph_discrepancy",
-        "gb-eif-m",
-        "zh-en",
-        "eif_mode=monotone",
-        "780b6ed53b4acc1b",
-        "f7816df3e425094e",
-        "bleu",
-    ),
-    (
-        "graph_discrepancy",
-        "gb-eif-m",
-        "zh-en",
-        "eif_mode=gbopt-ties",
-        "da56b7476d96bcd2",
-        "780023cef83570f7",
-        "bleu",
-    ),
-    ("graph_k", "gb-ei-m", "en-ja", "k=10", "4dd01a9bc2a73e4b", "9693726950efece3", "bleu"),
-    ("graph_k", "gb-ei-m", "en-ja", "k=20", "55cf15053e1e7791", "7d179b40a65f8099", "bleu"),
-    ("graph_k", "gb-ei-m", "en-ja", "k=5", "c5c42884a521fc5d", "e5263c9e79372d1d", "bleu"),
-    ("graph_k", "gb-ei-m", "en-ja", "k=40", "ca09bc5303c69de6", "8cc090851302ad93", "bleu"),
-    ("graph_k", "gb-ei-m", "ja-en", "k=10", "05a4444803ce8484", "4bb2e358c45ece9f", "bleu"),
-    ("graph_k", "gb-ei-m", "ja-en", "k=40", "191f5a0d7a9eac82", "ac8376947dfe0a1d", "bleu"),
-    ("graph_k", "gb-ei-m", "ja-en", "k=5", "3e9ff3017c55ba71", "55635fe7b885f6d4", "bleu"),
-    ("graph_k", "gb-ei-m", "ja-en", "k=20", "900d1bb843743377", "ef0b8f627b5d3236", "bleu"),
-    ("graph_k", "gb-ei-m", "ru-en", "k=40", "87b81e78d6b26717", "073b3206c8494163", "bleu"),
-    ("graph_k", "gb-ei-m", "ru-en", "k=5", "98515edb43c481f6", "e8a3506d584b7bb1", "bleu"),
-    ("graph_k", "gb-ei-m", "ru-en", "k=20", "a802bbb86c5bfe25", "c4a069f910752236", "bleu"),
-    ("graph_k", "gb-ei-m", "ru-en", "k=10", "f54e12382a04c4f1", "7afc3412dc8d6360", "bleu"),
-    ("graph_k", "gb-ei-m", "zh-en", "k=5", "03db36edee3987e6", "f9df264fbf47ee18", "bleu"),
-    ("graph_k", "gb-ei-m", "zh-en", "k=20", "902762d644233c32", "e9d579fdb3040bc7", "bleu"),
-    ("graph_k", "gb-ei-m", "zh-en", "k=40", "ba5a3cc7d117280f", "e939bd44d03c1e29", "bleu"),
-    ("graph_k", "gb-ei-m", "zh-en", "k=10", "cecf326665f8bbd8", "a2c37b20fe2a6ee5", "bleu"),
-    ("graph_k", "gb-eif-m", "en-ja", "k=20", "61a0ca9f334adc0a", "d9a4efb632300c59", "bleu"),
-    ("graph_k", "gb-eif-m", "en-ja", "k=10", "75ac0f07a053dd73", "ab5a467c6894bbb5", "bleu"),
-    ("graph_k", "gb-eif-m", "en-ja", "k=5", "b9a5fca13a83dee5", "26354401eebaa90a", "bleu"),
-    ("graph_k", "gb-eif-m", "en-ja", "k=40", "c848b6309be88f86", "b95b2f147258f7a4", "bleu"),
-    ("graph_k", "gb-eif-m", "ja-en", "k=10", "1906b3ec3468aeef", "eacb548891d7c10a", "bleu"),
-    ("graph_k", "gb-eif-m", "ja-en", "k=40", "1e739b4d53093890", "552b1945055e1a2e", "bleu"),
-    ("graph_k", "gb-eif-m", "ja-en", "k=5", "9978a00eeac4a4b1", "92fb953838024b85", "bleu"),
-    ("graph_k", "gb-eif-m", "ja-en", "k=20", "b751bea0144d7e37", "761abaffe0149991", "bleu"),
-    ("graph_k", "gb-eif-m", "ru-en", "k=5", "0dd060a9457cb664", "2d90d2cc92089e2e", "bleu"),
-    ("graph_k", "gb-eif-m", "ru-en", "k=20", "1b4f0cb655639e41", "3b9fb069900f744e", "bleu"),
-    ("graph_k", "gb-eif-m", "ru-en", "k=10", "a2204456204b3974", "0e605f9c4719e30d", "bleu"),
-    ("graph_k", "gb-eif-m", "ru-en", "k=40", "f6211ae8c1928dda", "bfae6bd01d2fcd42", "bleu"),
-    ("graph_k", "gb-eif-m", "zh-en", "k=5", "2325d6912693d428", "82ed627bb7234ba4", "bleu"),
-    ("graph_k", "gb-eif-m", "zh-en", "k=40", "2e0c96997d1ae170", "fb134a94c7ec780c", "bleu"),
-    ("graph_k", "gb-eif-m", "zh-en", "k=10", "63aab51e2761ae68", "83d6889417b34ab5", "bleu"),
-    ("graph_k", "gb-eif-m", "zh-en", "k=20", "e391f82898650ccf", "c97a305bca1d425e", "bleu"),
-    ("pareto_arms", "gb-m", "en-ja", "k=40", "ae793ca49bfd005d", "0f45cbde39ada09c", "pareto"),
-    ("pareto_arms", "gb-m", "en-ja", "k=3", "c2b48efea6fc3cc9", "6ad32c2ea7ca923b", "pareto"),
-    ("pareto_arms", "gb-m", "ja-en", "k=3", "c8310c0e1dbf44dd", "25624dd3147f366c", "pareto"),
-    ("pareto_arms", "gb-m", "ja-en", "k=40", "f7fd9a0bfae35e3b", "f8680323d02175e7", "pareto"),
-    ("pareto_arms", "gb-m", "ru-en", "k=40", "0daf6c65e76420fa", "6b4bc0484f5eb4e2", "pareto"),
-    ("pareto_arms", "gb-m", "ru-en", "k=3", "e9994d68319b39ff", "fe1918615a970edc", "pareto"),
-    ("pareto_arms", "gb-m", "zh-en", "k=40", "0546f33d0ea9197a", "99de6b0df4224628", "pareto"),
-    ("pareto_arms", "gb-m", "zh-en", "k=3", "fc41fdd96773a8dc", "ef8d873dc43b4721", "pareto"),
-    ("peers", "gb-ei-m", "en-ja", "", "e0e031cfa6043fa3", "f76d4c80d2eb3c3d", "bleu"),
-    ("peers", "gb-ei-m", "ja-en", "", "0449552399ea8948", "4b91ef9519185b48", "bleu"),
-    ("peers", "gb-ei-m", "ru-en", "", "9b83805fd556f016", "3c3a4559711105e1", "bleu"),
-    ("peers", "gb-ei-m", "so-en", "", "69e4aa19b9a6976d", "46512b99ff85f57d", "bleu"),
-    ("peers", "gb-ei-m", "sw-en", "", "352384900dd20541", "d45830f090465e30", "bleu"),
-    ("peers", "gb-ei-m", "zh-en", "", "3f892b0ee48de01c", "c0a1c0442c97e9f4", "bleu"),
-    ("peers", "gb-eif-m", "en-ja", "", "0646cb42ab96d612", "903cc3a8826a8245", "bleu"),
-    ("peers", "gb-eif-m", "ja-en", "", "7a0469a6685927b0", "5883540456dd164a", "bleu"),
-    ("peers", "gb-eif-m", "ru-en", "", "a75c5ae560b46bd6", "f92ed91ebc4d972c", "bleu"),
-    ("peers", "gb-eif-m", "so-en", "", "0d4649e8c19bfa3b", "f2c54856927ba38c", "bleu"),
-    ("peers", "gb-eif-m", "sw-en", "", "13fef8fef6f7a042", "d5720339c5975091", "bleu"),
-    ("peers", "gb-eif-m", "zh-en", "", "1bc9998a44cb83eb", "c965560022c5cdfa", "bleu"),
-)
-#: The chapter of each folder of :data:`_GRAPH_OTHER`.
+#: The folders of the book's graph runs besides Tables 3 and 4 (the chapters' side experiments:
+#: k sweeps, graph discrepancy, Figure 6, the text's EIF, Chapter 9's peers) and their chapters.
 _GRAPH_CHAPTERS = {
     "eif_text": "02_single_objective",
     "figure6": "02_single_objective",
@@ -595,53 +254,65 @@ CHANGES: tuple[Change, ...] = (
 )
 
 
-def _graph_other(runs: tuple[tuple[str, str, str, str, str, str, str], ...]) -> tuple[Change, ...]:
-    """One :class:`Change` per run of :data:`_GRAPH_OTHER` (ftb, or fta for a Pareto run)."""
-    out = []
-    for folder, m, t, sets, old, new, objective in runs:
-        metric = "fta" if objective == "pareto" else "ftb"
-        label = f" ({sets.replace(';', ', ')})" if sets else ""
-        out.append(
-            Change(
-                f"{folder}-{m}-{t}-{old}-ties",
-                _GRAPH_CHAPTERS[folder],
-                f"{folder}{label}: {m.upper()} mean {metric} on {t}",
+#: Tables 3 and 4: folder -> (chapter, table); their runs come first in :func:`graph_changes`.
+_GRAPH_TABLES = {
+    "single": ("02_single_objective", "Table 3"),
+    "pareto": ("03_multiobjective", "Table 4"),
+}
+
+
+def graph_changes(root: Path | None = None) -> tuple[Change, ...]:
+    """Every graph run of the book before and after the graph methods' tie tolerance became
+    1e-8 (issue 25), derived from the cached runs: Tables 3 and 4 first (grid order), then the
+    side experiments (by folder, method, task and old key). :func:`graph_changes_table` pairs
+    those whose rows moved.
+
+    A graph run is one whose method is exact with :data:`~nmthpo.optimizers.settings.
+    GRAPH_TIE_RTOL`; its old key is its key without the method's revision (the graph methods
+    were revision 0 at :data:`GRAPH_BEFORE`, with every other field the same).
+    """
+    from nmthpo.engine.cache import key
+    from nmthpo.engine.runner import CACHE_VERSION, cached_runs
+    from nmthpo.optimizers.settings import GRAPH_TIE_RTOL
+    from nmthpo.studies.grids import RUN_GRIDS
+
+    base = root or results_dir()
+    found: list[tuple[tuple[Any, ...], Change]] = []
+    for folder in (*_GRAPH_TABLES, *_GRAPH_CHAPTERS):
+        for spec, path in cached_runs(base / folder):
+            if spec.method_spec().exact_settings != {"tie_rtol": GRAPH_TIE_RTOL}:
+                continue
+            payload = spec.payload()
+            del payload["revision"]
+            old = key({**payload, "version": CACHE_VERSION})
+            m, t, objective = spec.method, spec.task, spec.objective
+            metric = "fta" if objective == "pareto" else "ftb"
+            if folder in _GRAPH_TABLES:
+                chapter, table = _GRAPH_TABLES[folder]
+                g = RUN_GRIDS[folder]
+                order: tuple[Any, ...] = (0, list(_GRAPH_TABLES).index(folder))
+                order += (g.methods.index(m), g.tasks.index(t))
+                ident, what = f"{folder}-{m}-{t}-ties", f"{table}: {m.upper()} mean {metric} on {t}"
+            else:
+                chapter = _GRAPH_CHAPTERS[folder]
+                sets = ", ".join(f"{k}={v}" for k, v in sorted(spec.settings.items()))
+                label = f" ({sets})" if sets else ""
+                order = (1, folder, m, t, old)
+                ident = f"{folder}-{m}-{t}-{old}-ties"
+                what = f"{folder}{label}: {m.upper()} mean {metric} on {t}"
+            change = Change(
+                ident,
+                chapter,
+                what,
                 t,
                 GRAPH_BEFORE,
                 f"results/{folder}/{m}__{t}__{objective}__s0__{old}.parquet",
-                f"{folder}/{m}__{t}__{objective}__s0__{new}.parquet",
+                f"{folder}/{path.name}",
                 _GRAPH_CAUSE,
                 metric=metric,
             )
-        )
-    return tuple(out)
-
-
-#: Every graph run of the book before and after the graph methods' tie tolerance became 1e-8
-#: (issue 25), Tables 3 and 4 first: :func:`graph_changes_table` pairs those whose rows moved.
-GRAPH_CHANGES: tuple[Change, ...] = (
-    *_moved_runs(
-        _GRAPH_SINGLE,
-        "single",
-        "02_single_objective",
-        "Table 3",
-        "bleu",
-        GRAPH_BEFORE,
-        _GRAPH_CAUSE,
-        suffix="-ties",
-    ),
-    *_moved_runs(
-        _GRAPH_PARETO,
-        "pareto",
-        "03_multiobjective",
-        "Table 4",
-        "pareto",
-        GRAPH_BEFORE,
-        _GRAPH_CAUSE,
-        suffix="-ties",
-    ),
-    *_graph_other(_GRAPH_OTHER),
-)
+            found.append((order, change))
+    return tuple(c for _, c in sorted(found, key=lambda oc: oc[0]))
 
 
 def _snapshot_record(path: Path, commit: str, source: str | None = None) -> dict[str, Any]:
@@ -737,7 +408,7 @@ def moved_trials(change: Change, root: Path | None = None) -> tuple[int, int]:
 
 
 def graph_changes_table(
-    changes: tuple[Change, ...] = GRAPH_CHANGES, root: Path | None = None
+    changes: tuple[Change, ...] | None = None, root: Path | None = None
 ) -> pd.DataFrame:
     """:func:`changes_table` of the graph runs whose rows moved with the tie tolerance, with
     the number of their trials that chose other rows (column ``other rows``).
@@ -745,6 +416,8 @@ def graph_changes_table(
     Its ``attrs`` hold ``runs`` and ``trials`` (every run of ``changes``) and ``runs_moved``
     and ``trials_moved`` (those with other rows): the unmoved runs are equal trial by trial.
     """
+    if changes is None:
+        changes = graph_changes(root)
     counts = [moved_trials(ch, root) for ch in changes]
     moved = tuple(ch for ch, (_, k) in zip(changes, counts, strict=True) if k)
     table = changes_table(moved, root)
